@@ -1,0 +1,140 @@
+"""The small GPU interface the engine talks to; `native.py` and `browser.py` implement it.
+
+The engine builds everything at load time (buffers, pipelines, bind groups) and then only writes
+bytes into existing buffers, submits prebuilt command lists and reads results back. A command list is
+a `Program`: a flat list of dispatches and copies that a door turns once into whatever replays fastest
+on its side (raw wgpu-native calls natively, one JS function in the browser).
+
+Every door counts the GPU objects it creates, so tests can prove that requests allocate none.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from .shaders import Kernel
+
+# Buffer kinds. "storage" buffers can also be copied to and from; "readback" ones are mappable.
+STORAGE, UNIFORM, READBACK = "storage", "uniform", "readback"
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    pipeline: Any
+    bind_group: Any
+    x: int
+    y: int = 1
+    z: int = 1
+
+
+@dataclass(frozen=True)
+class Copy:
+    source: Any
+    source_offset: int
+    target: Any
+    target_offset: int
+    size: int
+
+
+class Program:
+    """An ordered list of dispatches and copies, compiled once by a door and replayed many times."""
+
+    def __init__(self, label: str = "program"):
+        self.label = label
+        self.commands: list[Dispatch | Copy] = []
+        self.compiled: Any = None  # the door's replayable form, made by `Door.compile`
+
+    def dispatch(self, pipeline, bind_group, x: int, y: int = 1, z: int = 1) -> None:
+        if min(x, y, z) < 1:
+            raise ValueError(f"{self.label}: workgroup counts must be >= 1, got {(x, y, z)}")
+        self.commands.append(Dispatch(pipeline, bind_group, x, y, z))
+
+    def copy(self, source, source_offset: int, target, target_offset: int, size: int) -> None:
+        if size % 4 or source_offset % 4 or target_offset % 4:
+            raise ValueError(f"{self.label}: copies must be 4-byte aligned")
+        self.commands.append(Copy(source, source_offset, target, target_offset, size))
+
+    def extend(self, other: Program) -> None:
+        self.commands.extend(other.commands)
+
+    @property
+    def dispatch_count(self) -> int:
+        return sum(isinstance(c, Dispatch) for c in self.commands)
+
+
+class Door:
+    """What the engine needs from a GPU. Subclasses fill in the methods that raise NotImplementedError."""
+
+    name = "abstract"
+
+    def __init__(self):
+        self.created: Counter[str] = Counter()  # "buffer", "bind_group", "pipeline", "bytes"
+        self.features: frozenset[str] = frozenset()
+        self.limits: dict[str, int] = {}
+        self._pipelines: dict[tuple, Any] = {}
+
+    # ---- objects, made at load time -------------------------------------------------------------
+    def buffer(self, size: int, kind: str = STORAGE, label: str = "") -> Any:
+        size = max(4, (size + 3) // 4 * 4)
+        self.created["buffer"] += 1
+        self.created["bytes"] += size
+        return self._create_buffer(size, kind, label)
+
+    def pipeline(self, kernel: Kernel) -> Any:
+        """The pipeline of a kernel, compiled once per distinct kernel (same files and constants)."""
+        pipe = self._pipelines.get(kernel.key)
+        if pipe is None:
+            missing = kernel.features - self.features
+            if missing:
+                raise RuntimeError(
+                    f"kernel {kernel.label} needs GPU features {sorted(missing)} this device lacks"
+                )
+            self.created["pipeline"] += 1
+            pipe = self._pipelines[kernel.key] = self._create_pipeline(kernel)
+        return pipe
+
+    def bind_group(self, pipeline, buffers: list) -> Any:
+        """Bind `buffers` to bindings 0..n-1; each item is a buffer or a (buffer, offset, size) tuple."""
+        self.created["bind_group"] += 1
+        return self._create_bind_group(pipeline, buffers)
+
+    def compile(self, program: Program) -> Program:
+        program.compiled = self._compile(program)
+        return program
+
+    # ---- work, at request time ------------------------------------------------------------------
+    def write(self, buffer, offset: int, data) -> None:
+        raise NotImplementedError
+
+    def submit(self, programs: list[tuple[Program, int]]) -> None:
+        """Encode each (program, repeat) in order into one command buffer and submit it."""
+        raise NotImplementedError
+
+    async def read(self, buffer, offset: int, size: int) -> bytes:
+        """Bytes of a READBACK buffer after the work submitted so far has finished."""
+        raise NotImplementedError
+
+    # ---- hooks ----------------------------------------------------------------------------------
+    def _create_buffer(self, size: int, kind: str, label: str) -> Any:
+        raise NotImplementedError
+
+    def _create_pipeline(self, kernel: Kernel) -> Any:
+        raise NotImplementedError
+
+    def _create_bind_group(self, pipeline, buffers: list) -> Any:
+        raise NotImplementedError
+
+    def _compile(self, program: Program) -> Any:
+        return program.commands
+
+
+def run_sync(coroutine):
+    """Run a coroutine that never really suspends (the native door's awaits complete at once)."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    coroutine.close()
+    raise RuntimeError("a native coroutine suspended; use asyncio to run it")

@@ -1,0 +1,182 @@
+"""The native door: WebGPU from CPython through wgpu-py (wgpu-native on Vulkan, Metal or D3D12).
+
+Used for the fast kernel and parity tests (on Mesa's lavapipe here), the command line and GPU
+measurements. Replaying a program calls wgpu-native's C functions directly through cffi with handles
+extracted once at compile time: the Python wrappers cost several microseconds a call, and a step is
+about fifty dispatches of three calls each.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .door import READBACK, STORAGE, UNIFORM, Copy, Door, Program
+from .shaders import Kernel
+
+_LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
+
+# The limits the engine relies on; everything else stays at WebGPU's portable defaults on purpose.
+_LIMITS_FROM_ADAPTER = ("max-storage-buffer-binding-size", "max-buffer-size")
+
+
+class NativeDoor(Door):
+    name = "wgpu-py"
+
+    def __init__(self, adapter=None, *, want_subgroups: bool = True):
+        super().__init__()
+        import wgpu  # imported here so that the browser never needs it
+        from wgpu.backends.wgpu_native._ffi import ffi, lib
+
+        self._wgpu, self._ffi, self._lib = wgpu, ffi, lib
+        if adapter is None:
+            adapter = request_adapter()
+        self.adapter = adapter
+        features = []
+        if want_subgroups and "subgroup" in adapter.features | {
+            f.replace("subgroups", "subgroup") for f in adapter.features
+        }:
+            features.append("subgroup")
+        if "timestamp-query" in adapter.features:
+            features.append("timestamp-query")
+        limits = {name: adapter.limits[name] for name in _LIMITS_FROM_ADAPTER}
+        self.device = adapter.request_device_sync(required_features=features, required_limits=limits)
+        self.queue = self.device.queue
+        self.features = frozenset("subgroups" if f == "subgroup" else f for f in features)
+        self.limits = dict(self.device.limits)
+        info = adapter.info
+        self.description = (
+            f"{info.get('device', '?')} ({info.get('backend_type', '?')}, {info.get('adapter_type', '?')})"
+        )
+        self._layouts: dict[tuple, object] = {}
+
+    # ---- objects ------------------------------------------------------------------------------
+    def _create_buffer(self, size, kind, label):
+        usage = self._wgpu.BufferUsage
+        flags = {
+            STORAGE: usage.STORAGE | usage.COPY_SRC | usage.COPY_DST,
+            UNIFORM: usage.UNIFORM | usage.COPY_DST,
+            READBACK: usage.MAP_READ | usage.COPY_DST,
+        }[kind]
+        return self.device.create_buffer(size=size, usage=flags, label=label)
+
+    def _create_pipeline(self, kernel: Kernel):
+        decls = kernel.bindings()
+        layout_key = tuple((d.index, d.kind) for d in decls)
+        layout = self._layouts.get(layout_key)
+        if layout is None:
+            entries = [
+                {
+                    "binding": d.index,
+                    "visibility": self._wgpu.ShaderStage.COMPUTE,
+                    "buffer": {"type": d.kind},
+                }
+                for d in decls
+            ]
+            bgl = self.device.create_bind_group_layout(entries=entries)
+            layout = self.device.create_pipeline_layout(bind_group_layouts=[bgl])
+            layout._phonon_bgl = bgl
+            self._layouts[layout_key] = layout
+        module = self.device.create_shader_module(code=kernel.source(), label=kernel.label)
+        pipeline = self.device.create_compute_pipeline(
+            layout=layout, compute={"module": module, "entry_point": kernel.entry}, label=kernel.label
+        )
+        pipeline._phonon_bgl = layout._phonon_bgl
+        pipeline._phonon_decls = decls
+        return pipeline
+
+    def _create_bind_group(self, pipeline, buffers):
+        decls = pipeline._phonon_decls
+        if len(buffers) != len(decls):
+            names = ", ".join(d.name for d in decls)
+            raise ValueError(f"{pipeline.label}: expected {len(decls)} buffers ({names}), got {len(buffers)}")
+        entries = []
+        for decl, item in zip(decls, buffers, strict=True):
+            buffer, offset, size = item if isinstance(item, tuple) else (item, 0, item.size)
+            entries.append(
+                {"binding": decl.index, "resource": {"buffer": buffer, "offset": offset, "size": size}}
+            )
+        return self.device.create_bind_group(layout=pipeline._phonon_bgl, entries=entries)
+
+    def _compile(self, program: Program):
+        # Runs of dispatches become tuples of raw handles; copies stay as they are.
+        compiled, run = [], []
+        for command in program.commands:
+            if isinstance(command, Copy):
+                if run:
+                    compiled.append(("pass", tuple(run)))
+                    run = []
+                compiled.append(("copy", command))
+            else:
+                run.append(
+                    (
+                        command.pipeline._internal,
+                        command.bind_group._internal,
+                        command.x,
+                        command.y,
+                        command.z,
+                    )
+                )
+        if run:
+            compiled.append(("pass", tuple(run)))
+        # keep the Python objects alive as long as the program is
+        keep = [(c.pipeline, c.bind_group) for c in program.commands if not isinstance(c, Copy)]
+        return (compiled, keep)
+
+    # ---- work ---------------------------------------------------------------------------------
+    def write(self, buffer, offset, data):
+        self.queue.write_buffer(buffer, offset, data)
+
+    def submit(self, programs):
+        lib, null = self._lib, self._ffi.NULL
+        set_pipeline = lib.wgpuComputePassEncoderSetPipeline
+        set_bind_group = lib.wgpuComputePassEncoderSetBindGroup
+        dispatch = lib.wgpuComputePassEncoderDispatchWorkgroups
+        encoder = self.device.create_command_encoder()
+        for program, repeat in programs:
+            if program.compiled is None:
+                self.compile(program)
+            compiled = program.compiled[0]
+            for _ in range(repeat):
+                for kind, item in compiled:
+                    if kind == "copy":
+                        encoder.copy_buffer_to_buffer(
+                            item.source, item.source_offset, item.target, item.target_offset, item.size
+                        )
+                        continue
+                    compute = encoder.begin_compute_pass()
+                    handle = compute._internal
+                    for pipe, group, x, y, z in item:
+                        set_pipeline(handle, pipe)
+                        set_bind_group(handle, 0, group, 0, null)
+                        dispatch(handle, x, y, z)
+                    compute.end()
+        self.queue.submit([encoder.finish()])
+
+    async def read(self, buffer, offset, size):
+        buffer.map_sync(self._wgpu.MapMode.READ, offset, size)
+        try:
+            return bytes(buffer.read_mapped(offset, size, copy=False))
+        finally:
+            buffer.unmap()
+
+
+def request_adapter(prefer_software: bool | None = None):
+    """The best adapter wgpu-py finds; on a machine with no GPU, Mesa's lavapipe when installed."""
+    import wgpu
+
+    if prefer_software is None:
+        prefer_software = os.environ.get("PHONON_ADAPTER", "") == "software"
+    if prefer_software and os.path.exists(_LAVAPIPE_ICD):
+        os.environ.setdefault("VK_ICD_FILENAMES", _LAVAPIPE_ICD)
+    adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+    if adapter is None and os.path.exists(_LAVAPIPE_ICD) and "VK_ICD_FILENAMES" not in os.environ:
+        os.environ["VK_ICD_FILENAMES"] = _LAVAPIPE_ICD
+        adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+    if adapter is None:
+        from ..errors import PhononError
+
+        raise PhononError(
+            "no WebGPU adapter found: install a GPU driver with Vulkan, Metal or D3D12 support, "
+            "or Mesa's lavapipe (apt-get install mesa-vulkan-drivers) to run on the CPU"
+        )
+    return adapter

@@ -1,0 +1,293 @@
+"""Word and token times from one attention head.
+
+While it generates, the engine records, for every audio frame (12.5 frames per second, 80 ms each), one
+head's attention probabilities over the prompt's text tokens: a row of T values, T the number of text
+tokens. Layer 3, head 0 of Phonon follows the text almost one token at a time. `align` turns those rows
+and the finished audio into a start and end time for every token and every word.
+
+The rules, in order (each is a function below):
+
+1. Position of a frame (`frame_positions`). Non-finite and negative values count as 0. p is the index of
+   the row's largest value (the first one on ties). Over the window lo = max(0, p - window) ..
+   hi = min(T - 1, p + window), the position is
+       position = sum_i i * w_i,   w_i = softmax(log v)_i = v_i / sum_{j=lo..hi} v_j
+   i.e. the softmax is applied to the LOGS of the probabilities. The reference design took "softmax
+   weights" of the head's raw scores (logits). A probability is exp(score) / Z with one Z for the whole
+   row, so the softmax of the scores restricted to the window equals the probabilities renormalised
+   over the window, which is what we compute, and the voice rows' share of attention (why a row need not
+   sum to 1) drops out. A softmax of the probabilities themselves would instead weigh a token with 0.8 of
+   the attention only e^0.8 = 2.2 times a token with none, pulling every position towards the middle of
+   its window and, at the clipped first and last windows, off the token entirely.
+   A row with no positive value carries no information and keeps the previous frame's position (0 for
+   frame 0). Then the position never moves back: positions[f] = max(positions[f - 1], position_f).
+2. Token starts. Token i starts at the first frame f whose position is >= i - 0.5 (the frame from which
+   token i is the nearest token to the head's position; token 0 therefore starts at frame 0). Its time
+   is (f - shift_frames) / frame_rate seconds, clamped to [0, duration]. A token the head never reaches
+   starts at the end of the audio (it gets zero length: it was not spoken, or we cannot tell when).
+   A token ends where the next token starts; the last one ends at the end of the audio.
+   duration = len(samples) / sample_rate.
+3. Words (`word_groups`). A piece that starts with "▁" (U+2581, the Metaspace marker) opens a new group;
+   any other piece continues the current group. A group whose text has no word character (empty, or only
+   Unicode punctuation, categories P*, once "▁" is read as a space and stripped) joins the previous word,
+   e.g. "▁," or a lone "▁."; judging the whole group rather than the single piece keeps an opening
+   bracket or quote ("▁(" then "hello") with the word it opens. Such groups at the very start join the
+   first word after them. Word text = the group's pieces, byte-fallback pieces ("<0xC3>") turned back
+   into their bytes, decoded as UTF-8 (invalid bytes become U+FFFD), "▁" replaced by a space, stripped.
+   A word starts at its first token's start and ends at its last token's end.
+   Token text is the decoded text of that token's own piece with "▁" as a space, not stripped; a
+   multi-byte character spelt by several byte pieces goes to the piece that completes it (the earlier
+   ones get ""), so joining all token texts gives the whole text back.
+4. Silence snapping (`loudness_db`). Loudness is 20 * log10(RMS) of the samples in consecutive 10 ms
+   steps (240 samples at 24 kHz; the last step may be shorter), in dB relative to full scale 1.0 (so a
+   full-scale sine reads -3.01 dB), with digital silence at the floor -200 dB. A word whose start s falls
+   in a step (floor(s * sample_rate) // step) quieter than `silence_db` moves its start to the beginning
+   of the first later step that is at least `silence_db`, provided that this time is before the word's
+   end; otherwise (no such step, or only at or after its end) the start stays. Tokens of the word that
+   start earlier than the new start are moved to it and token ends inside the word are recomputed; the
+   previous word keeps its end, so the silence between them belongs to neither.
+
+Every time is within [0, duration], starts and ends are monotone non-decreasing over tokens and over
+words, and every start <= its end (and <= the next start).
+"""
+
+from __future__ import annotations
+
+import codecs
+import math
+import numbers
+import operator
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+METASPACE = "\u2581"
+SILENCE_FLOOR_DB = -200.0
+STEP_SECONDS = 0.01
+
+_BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>\Z")
+_INF = math.inf
+
+
+@dataclass(frozen=True)
+class Timed:
+    """A word or a token, with its time in the audio in seconds."""
+
+    text: str
+    start: float
+    end: float
+
+
+def _check_window(window: object) -> int:
+    if isinstance(window, bool) or not isinstance(window, int) or window < 0:
+        raise ValueError(f"window must be an int >= 0 (tokens on each side of the peak), got {window!r}")
+    return window
+
+
+def frame_positions(rows: Sequence[Sequence[float]], window: int = 2) -> list[float]:
+    """The head's position in the text, in token indices, at every frame (rule 1 of the module doc).
+
+    All rows must have the same length; a row of length 0 gives position 0.
+    """
+    window = _check_window(window)
+    positions: list[float] = []
+    previous = 0.0
+    width = -1
+    for f, row in enumerate(rows):
+        values = [x if 0.0 < x < _INF else 0.0 for x in map(float, row)]
+        if width < 0:
+            width = len(values)
+        elif len(values) != width:
+            raise ValueError(
+                f"attention row {f} has {len(values)} values but row 0 has {width}: every row must have "
+                "one value per text token"
+            )
+        position = previous
+        if values:
+            peak = max(range(len(values)), key=values.__getitem__)
+            top = values[peak]
+            if top > 0.0:
+                lo = max(0, peak - window)
+                hi = min(len(values), peak + window + 1)
+                # Dividing by the peak first keeps huge values from overflowing; the ratio is the same.
+                weights = [v / top for v in values[lo:hi]]
+                position = sum(i * w for i, w in zip(range(lo, hi), weights, strict=True)) / sum(weights)
+        previous = max(previous, position)
+        positions.append(previous)
+    return positions
+
+
+def _step_length(sample_rate: float, step_seconds: float) -> int:
+    for name, value in (("sample_rate", sample_rate), ("step_seconds", step_seconds)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value < _INF:
+            raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    step = round(sample_rate * step_seconds)
+    if step < 1:
+        raise ValueError(f"a step of {step_seconds} s at {sample_rate} Hz holds no sample")
+    return step
+
+
+def _check_samples(samples: Sequence[float]) -> None:
+    if isinstance(samples, memoryview) and (samples.ndim != 1 or samples.format not in ("f", "d", "e")):
+        raise ValueError(
+            f"samples as a memoryview must be 1-D floats (format 'f', 'd' or 'e'), got format "
+            f"{samples.format!r} with {samples.ndim} dimensions; use memoryview.cast('f')"
+        )
+
+
+def loudness_db(
+    samples: Sequence[float], sample_rate: int = 24000, step_seconds: float = 0.01
+) -> list[float]:
+    """RMS loudness in dB re full scale (20 * log10(rms), floor -200 dB) of consecutive steps.
+
+    Steps are round(sample_rate * step_seconds) samples long (240 at 24 kHz); there are
+    ceil(len(samples) / step) of them, the last one possibly shorter. `samples` may be a list, an
+    array('f') / array('d') or a 1-D float memoryview. A NaN in a step makes that step read as the floor.
+    """
+    step = _step_length(sample_rate, step_seconds)
+    _check_samples(samples)
+    mul = operator.mul
+    log10 = math.log10
+    floor = SILENCE_FLOOR_DB
+    out: list[float] = []
+    append = out.append
+    for i in range(0, len(samples), step):
+        chunk = samples[i : i + step]
+        mean_square = sum(map(mul, chunk, chunk)) / len(chunk)
+        append(max(floor, 10.0 * log10(mean_square)) if mean_square > 0.0 else floor)
+    return out
+
+
+def _piece_bytes(piece: str) -> bytes:
+    m = _BYTE_PIECE.match(piece)
+    return bytes((int(m.group(1), 16),)) if m else piece.encode("utf-8")
+
+
+def _decode(pieces: Sequence[str]) -> str:
+    return b"".join(map(_piece_bytes, pieces)).decode("utf-8", "replace").replace(METASPACE, " ")
+
+
+def _has_word_character(text: str) -> bool:
+    return any(not c.isspace() and not unicodedata.category(c).startswith("P") for c in text)
+
+
+def word_groups(pieces: Sequence[str]) -> list[list[int]]:
+    """Indices of the pieces of each word, in order; together they are 0 .. len(pieces) - 1 (rule 3)."""
+    groups: list[list[int]] = []
+    for i, piece in enumerate(pieces):
+        if not isinstance(piece, str):
+            raise TypeError(f"piece {i} must be a str, got {type(piece).__name__}")
+        if not groups or piece.startswith(METASPACE):
+            groups.append([i])
+        else:
+            groups[-1].append(i)
+    words: list[list[int]] = []
+    waiting: list[int] = []  # leading groups without a word character, for the first real word
+    for group in groups:
+        if _has_word_character(_decode([pieces[i] for i in group])):
+            words.append(waiting + group)
+            waiting = []
+        elif words:
+            words[-1].extend(group)
+        else:
+            waiting.extend(group)
+    if waiting:  # no word character anywhere: one word of everything
+        words.append(waiting)
+    return words
+
+
+def _token_texts(pieces: Sequence[str]) -> list[str]:
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    texts = [decoder.decode(_piece_bytes(p)).replace(METASPACE, " ") for p in pieces]
+    tail = decoder.decode(b"", final=True).replace(METASPACE, " ")
+    if tail and texts:
+        texts[-1] += tail
+    return texts
+
+
+def _check_real(name: str, value: object, positive: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    if positive and value <= 0:
+        raise ValueError(f"{name} must be > 0, got {value!r}")
+    return float(value)
+
+
+def align(
+    rows: Sequence[Sequence[float]],
+    pieces: Sequence[str],
+    samples: Sequence[float],
+    *,
+    sample_rate: int = 24000,
+    frame_rate: float = 12.5,
+    shift_frames: float = 3,
+    silence_db: float = -45.0,
+    window: int = 2,
+) -> tuple[list[Timed], list[Timed]]:
+    """(words, tokens) with times in seconds, from one head's attention rows and the audio.
+
+    rows: one row per generated frame, each with exactly len(pieces) values (ValueError otherwise).
+    pieces: the text tokens' pieces as strings (no special tokens). samples: the mono audio in [-1, 1].
+    The rules are in the module's docstring.
+    """
+    sample_rate_f = _check_real("sample_rate", sample_rate, positive=True)
+    frame_rate = _check_real("frame_rate", frame_rate, positive=True)
+    shift_frames = _check_real("shift_frames", shift_frames)
+    if isinstance(silence_db, bool) or not isinstance(silence_db, numbers.Real) or math.isnan(silence_db):
+        raise ValueError(f"silence_db must be a number, got {silence_db!r}")
+    window = _check_window(window)
+    step = _step_length(sample_rate, STEP_SECONDS)
+    _check_samples(samples)
+    pieces = list(pieces)
+    rows = list(rows)
+    count = len(pieces)
+    for f, row in enumerate(rows):
+        if len(row) != count:
+            raise ValueError(
+                f"attention row {f} has {len(row)} values but there are {count} text tokens: each row "
+                "must hold the head's attention over exactly the text tokens given as pieces"
+            )
+    groups = word_groups(pieces)
+    if count == 0:
+        return [], []
+    duration = len(samples) / sample_rate_f
+
+    # Rule 2: token starts from the first frame whose position reaches i - 0.5.
+    positions = frame_positions(rows, window)
+    starts: list[float] = []
+    f = 0
+    for i in range(count):
+        while f < len(positions) and positions[f] < i - 0.5:
+            f += 1
+        if f < len(positions):
+            starts.append(min(max((f - shift_frames) / frame_rate, 0.0), duration))
+        else:
+            starts.append(duration)
+    ends = starts[1:] + [duration]
+
+    # Rule 4: a word starting in silence starts where the sound begins.
+    loudness = loudness_db(samples, sample_rate_f, STEP_SECONDS)
+    for group in groups:
+        start, end = starts[group[0]], ends[group[-1]]
+        k = math.floor(start * sample_rate_f + 1e-6) // step
+        if k >= len(loudness) or loudness[k] >= silence_db:
+            continue
+        j = k + 1
+        while j < len(loudness) and loudness[j] < silence_db:
+            j += 1
+        if j == len(loudness):
+            continue
+        sound = j * step / sample_rate_f
+        if not sound < end:
+            continue
+        for i in group:
+            starts[i] = max(starts[i], sound)
+        for i in group[:-1]:
+            ends[i] = starts[i + 1]
+
+    texts = _token_texts(pieces)
+    tokens = [Timed(t, s, e) for t, s, e in zip(texts, starts, ends, strict=True)]
+    words = [
+        Timed(_decode([pieces[i] for i in g]).strip(), tokens[g[0]].start, tokens[g[-1]].end) for g in groups
+    ]
+    return words, tokens

@@ -1,0 +1,95 @@
+"""The native door: pipelines keyed by kernel, layouts from @binding, programs replayed, counts kept."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from phonon_web.gpu.door import Program
+from phonon_web.gpu.shaders import kernel, parse_bindings
+from tests.gpu_helpers import download, run, uniform, upload
+
+ADD = str(Path(__file__).parent / "wgsl" / "add_constant.wgsl")
+
+
+def test_bindings_are_read_from_declarations():
+    source = """
+    @group(0) @binding(0) var<uniform> p: Params;
+    // @group(0) @binding(7) var<storage, read> commented_out: array<u32>;
+    @group(0) @binding(2) var<storage, read_write> out: array<f32>;
+    @group(0) @binding(1) var<storage> weights: array<u32>;
+    """
+    kinds = [(b.index, b.kind, b.name) for b in parse_bindings(source)]
+    assert kinds == [(0, "uniform", "p"), (1, "read-only-storage", "weights"), (2, "storage", "out")]
+    with pytest.raises(ValueError, match="group 1"):
+        parse_bindings("@group(1) @binding(0) var<uniform> p: P;")
+
+
+def test_constants_are_prepended_as_wgsl():
+    k = kernel(ADD, ROWS=4, SCALE=0.5, FLAG=True, OFFSET=-2)
+    source = k.source()
+    assert "const FLAG: bool = true;" in source
+    assert "const OFFSET: i32 = -2i;" in source
+    assert "const ROWS: u32 = 4u;" in source
+    assert "const SCALE: f32 = 0.5f;" in source
+    assert k.key == kernel(ADD, SCALE=0.5, OFFSET=-2, ROWS=4, FLAG=True).key
+
+
+def test_dispatch_repeat_and_readback(door):
+    data = np.arange(100, dtype=np.float32)
+    buf = upload(door, data)
+    params = uniform(door, 100, 1.5)
+    pipeline = door.pipeline(kernel(ADD))
+    group = door.bind_group(pipeline, [params, buf, upload(door, np.zeros(4, np.uint32))])
+    program = Program("add")
+    program.dispatch(pipeline, group, 2)
+    door.submit([(program, 3)])
+    np.testing.assert_array_equal(download(door, buf, count=100), data + 4.5)
+
+
+def test_pipelines_are_cached_and_objects_counted(door):
+    before = door.created.copy()
+    p1 = door.pipeline(kernel(ADD, UNUSED_CONSTANT=1))
+    p2 = door.pipeline(kernel(ADD, UNUSED_CONSTANT=1))
+    assert p1 is p2
+    assert door.created["pipeline"] == before["pipeline"] + 1
+    buffers = [
+        uniform(door, 1, 0.0),
+        upload(door, np.zeros(4, np.float32)),
+        upload(door, np.zeros(4, np.uint32)),
+    ]
+    door.bind_group(p1, buffers)
+    assert door.created["bind_group"] == before["bind_group"] + 1
+    assert door.created["buffer"] == before["buffer"] + 3
+
+
+def test_bind_group_with_wrong_buffer_count_names_the_bindings(door):
+    pipeline = door.pipeline(kernel(ADD))
+    with pytest.raises(ValueError, match="params, data, unused"):
+        door.bind_group(pipeline, [uniform(door, 1, 0.0)])
+
+
+def test_copies_split_compute_passes(door):
+    a = upload(door, np.ones(8, np.float32))
+    b = upload(door, np.zeros(8, np.float32))
+    params = uniform(door, 8, 2.0)
+    pipeline = door.pipeline(kernel(ADD))
+    spare = upload(door, np.zeros(4, np.uint32))
+    program = Program("add-copy-add")
+    program.dispatch(pipeline, door.bind_group(pipeline, [params, a, spare]), 1)
+    program.copy(a, 0, b, 0, 32)
+    program.dispatch(pipeline, door.bind_group(pipeline, [params, b, spare]), 1)
+    door.submit([(program, 1)])
+    np.testing.assert_array_equal(download(door, b, count=8), np.full(8, 5.0, np.float32))
+
+
+def test_run_helper(door):
+    buf = upload(door, np.zeros(64, np.float32))
+    run(door, kernel(ADD), [uniform(door, 64, 1.0), buf, upload(door, np.zeros(4, np.uint32))], 1)
+    assert download(door, buf, count=64).tolist() == [1.0] * 64
+
+
+def test_door_reports_subgroups_on_request(door, door_without_subgroups):
+    assert "subgroups" not in door_without_subgroups.features
+    # lavapipe and every GPU we target have subgroups; the flag must follow the adapter
+    assert ("subgroups" in door.features) == ("subgroup" in door.adapter.features)

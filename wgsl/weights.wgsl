@@ -1,0 +1,57 @@
+// Reading tensors out of the weights blob. Include this file after a shader that declares
+//     @group(0) @binding(N) var<storage, read> weights: array<u32>;
+// Every tensor sits at a word offset given by the kernel's parameters, in one of three kinds:
+//   q8  (KIND 0): int8 values, rows padded to a multiple of 32 values, 4 values per word (lowest byte
+//                 first), then one f16 scale per 32 values of a row, 2 scales per word;
+//   f16 (KIND 1): 2 values per word, row-major;
+//   f32 (KIND 2): 1 value per word, row-major.
+// All arithmetic is f32 and f16 is unpacked with unpack2x16float, so no shader needs `shader-f16`.
+
+const KIND_Q8: u32 = 0u;
+const KIND_F16: u32 = 1u;
+const KIND_F32: u32 = 2u;
+
+// Four consecutive q8 values of a row (unscaled): word `quad` of the row.
+fn q8_quad(base: u32, row: u32, padded_cols: u32, quad: u32) -> vec4<f32> {
+    return vec4<f32>(unpack4xI8(weights[base + row * (padded_cols / 4u) + quad]));
+}
+
+// The scale of block `block` (32 values) of a q8 row.
+fn q8_scale(scales: u32, row: u32, padded_cols: u32, block: u32) -> f32 {
+    let index = row * (padded_cols / 32u) + block;
+    let pair = unpack2x16float(weights[scales + index / 2u]);
+    return select(pair.x, pair.y, (index & 1u) == 1u);
+}
+
+// Element `index` of an f16 tensor.
+fn f16_at(base: u32, index: u32) -> f32 {
+    let pair = unpack2x16float(weights[base + index / 2u]);
+    return select(pair.x, pair.y, (index & 1u) == 1u);
+}
+
+// Element `index` of an f32 tensor.
+fn f32_at(base: u32, index: u32) -> f32 {
+    return bitcast<f32>(weights[base + index]);
+}
+
+// Element (row, col) of a tensor of any kind; `cols` is the logical row length (`padded` for q8
+// rows). The slow, general path: fast kernels read whole words instead.
+fn weight_at(kind: u32, base: u32, scales: u32, cols: u32, padded: u32, row: u32, col: u32) -> f32 {
+    if (kind == KIND_Q8) {
+        let word = weights[base + row * (padded / 4u) + col / 4u];
+        let value = f32(unpack4xI8(word)[col % 4u]);
+        return value * q8_scale(scales, row, padded, col / 32u);
+    }
+    if (kind == KIND_F16) {
+        return f16_at(base, row * cols + col);
+    }
+    return f32_at(base, row * cols + col);
+}
+
+// A small vector of any kind (biases, norm weights): element `index`.
+fn vector_at(kind: u32, base: u32, index: u32) -> f32 {
+    if (kind == KIND_F16) {
+        return f16_at(base, index);
+    }
+    return f32_at(base, index);
+}
