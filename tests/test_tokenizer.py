@@ -20,7 +20,10 @@ tokenizers = pytest.importorskip("tokenizers")
 from tokenizers import AddedToken, Regex, decoders, models, normalizers, pre_tokenizers, processors  # noqa: E402
 
 from phonon_web.errors import TextError, TokenizerError, UnsupportedTokenizerComponent  # noqa: E402
-from phonon_web.tokenizer import Tokenizer, _build_normalizer, _crate_normalize, _serde_f64  # noqa: E402
+from phonon_web.tokenizer import Tokenizer  # noqa: E402
+from phonon_web.tokenizer.json_numbers import _serde_f64  # noqa: E402
+from phonon_web.tokenizer.normalizers import _build_normalizer  # noqa: E402
+from phonon_web.tokenizer.unicode_normalization import _crate_normalize  # noqa: E402
 
 from .reference.make_tokenizer import BYTE_PIECES, REQUIRED_PIECES, SPECIAL_PIECES, build_tokenizer_json  # noqa: E402
 from .tokenizer_corpus import LONE_SURROGATES, build_corpus  # noqa: E402
