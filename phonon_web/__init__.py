@@ -14,6 +14,13 @@ from .errors import (
 
 __version__ = "0.1.0"
 
+
+def load(*args, **kwargs):
+    """Load a model folder made by build_weights.py; see `phonon_web.api.load`."""
+    from .api import load as _load  # the engine imports stay out of `import phonon_web`
+
+    return _load(*args, **kwargs)
+
 __all__ = [
     "CancelledError",
     "GpuError",
@@ -25,4 +32,5 @@ __all__ = [
     "VoiceError",
     "WeightsError",
     "__version__",
+    "load",
 ]

@@ -98,24 +98,22 @@ class NativeDoor(Door):
         return self.device.create_bind_group(layout=pipeline._phonon_bgl, entries=entries)
 
     def _compile(self, program: Program):
-        # Runs of dispatches become tuples of raw handles; copies stay as they are.
+        # Runs of dispatches become tuples of raw handles; copies stay as they are. A pipeline or bind
+        # group equal to the previous dispatch's is not set again (None): every wgpu-native call costs
+        # microseconds, and consecutive dispatches often share a pipeline.
         compiled, run = [], []
+        previous = (None, None)
         for command in program.commands:
             if isinstance(command, Copy):
                 if run:
                     compiled.append(("pass", tuple(run)))
-                    run = []
+                    run, previous = [], (None, None)
                 compiled.append(("copy", command))
             else:
-                run.append(
-                    (
-                        command.pipeline._internal,
-                        command.bind_group._internal,
-                        command.x,
-                        command.y,
-                        command.z,
-                    )
-                )
+                pipe, group = command.pipeline._internal, command.bind_group._internal
+                same_pipe, same_group = pipe == previous[0], group == previous[1]
+                run.append((None if same_pipe else pipe, None if same_group else group, *_counts(command)))
+                previous = (pipe, group)
         if run:
             compiled.append(("pass", tuple(run)))
         # keep the Python objects alive as long as the program is
@@ -132,6 +130,9 @@ class NativeDoor(Door):
         set_bind_group = lib.wgpuComputePassEncoderSetBindGroup
         dispatch = lib.wgpuComputePassEncoderDispatchWorkgroups
         encoder = self.device.create_command_encoder()
+        # One compute pass for every run of dispatches up to the next copy, across programs and
+        # repeats: a pass per dispatch costs ten times more on NVIDIA's Vulkan driver.
+        compute = None
         for program, repeat in programs:
             if program.compiled is None:
                 self.compile(program)
@@ -139,17 +140,25 @@ class NativeDoor(Door):
             for _ in range(repeat):
                 for kind, item in compiled:
                     if kind == "copy":
+                        if compute is not None:
+                            compute.end()
+                            compute = None
                         encoder.copy_buffer_to_buffer(
                             item.source, item.source_offset, item.target, item.target_offset, item.size
                         )
                         continue
-                    compute = encoder.begin_compute_pass()
-                    handle = compute._internal
+                    if compute is None:
+                        compute = encoder.begin_compute_pass()
+                        handle = compute._internal
+                    # the first dispatch of a compiled run always sets its pipeline and bind group
                     for pipe, group, x, y, z in item:
-                        set_pipeline(handle, pipe)
-                        set_bind_group(handle, 0, group, 0, null)
+                        if pipe is not None:
+                            set_pipeline(handle, pipe)
+                        if group is not None:
+                            set_bind_group(handle, 0, group, 0, null)
                         dispatch(handle, x, y, z)
-                    compute.end()
+        if compute is not None:
+            compute.end()
         self.queue.submit([encoder.finish()])
 
     async def read(self, buffer, offset, size):
@@ -158,6 +167,10 @@ class NativeDoor(Door):
             return bytes(buffer.read_mapped(offset, size, copy=False))
         finally:
             buffer.unmap()
+
+
+def _counts(command) -> tuple[int, int, int]:
+    return command.x, command.y, command.z
 
 
 def request_adapter(prefer_software: bool | None = None):

@@ -1,0 +1,136 @@
+"""Where a take's time goes: each prebuilt program timed alone, GPU work and CPU encoding apart.
+
+    python bench/breakdown.py [--weights DIR] [--repeat 20]
+
+Each line is a median over --repeat runs of: submit the program(s), then wait for a 16-byte readback.
+"encode" is the CPU time of `door.submit` alone (recording and submitting the commands); "wall" is
+submit + wait. The readback round trip of an empty submit is the fixed cost every wait pays.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--weights", type=Path, default=None)
+    parser.add_argument("--work", type=Path, default=ROOT / "build" / "bench")
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+
+    import phonon_web
+    from bench.speed import synthetic_weights
+    from phonon_web.gpu.door import READBACK, run_sync
+
+    weights = args.weights or synthetic_weights(args.work)
+    tts = phonon_web.load(weights)
+    engine = tts.engine
+    door, lm, codec = engine.door, engine.lm, engine.codec
+    probe = door.buffer(16, READBACK, "profile probe")
+    wait = door.compile(_copy(lm.state, probe))
+    voice = engine.voices[0]
+    ids = engine.tokenizer.encode("The birch canoe slid on the smooth planks.")
+
+    def measure(submits, prepare=None) -> dict:
+        encodes, walls = [], []
+        for _ in range(args.repeat):
+            if prepare:
+                prepare()
+            run_sync(door.read(probe, 0, 16))
+            start = time.perf_counter()
+            door.submit(submits)
+            door.submit([(wait, 1)])
+            encoded = time.perf_counter()
+            run_sync(door.read(probe, 0, 16))
+            end = time.perf_counter()
+            encodes.append(encoded - start)
+            walls.append(end - start)
+        return {"encode_us": statistics.median(encodes) * 1e6, "wall_us": statistics.median(walls) * 1e6}
+
+    def fresh():
+        lm.write_request(ids, eos_threshold=1e30, budget=engine.max_frames)
+        door.submit([(lm.start(voice), 1), (codec.reset, 1)])
+
+    report = {"adapter": door.description, "dispatches": {}}
+    report["empty submit + readback"] = measure([])
+    report["write_request"] = {"wall_us": _time(lambda: lm.write_request(ids, budget=engine.max_frames), 20)}
+    report["start (prefill 64 rows)"] = measure(
+        [(lm.start(voice), 1)], prepare=lambda: lm.write_request(ids, budget=engine.max_frames)
+    )
+    report["dispatches"]["start"] = lm.start(voice).dispatch_count
+    for frames in (1, 8):
+        report[f"{frames} step(s)"] = measure([(lm.step, frames)], prepare=fresh)
+    report["dispatches"]["step"] = lm.step.dispatch_count
+    for frames in sorted(codec.chunk):
+        report[f"codec chunk of {frames}"] = measure(
+            [(lm.step, frames), (codec.chunk[frames], 1)], prepare=fresh
+        )
+        report["dispatches"][f"codec {frames}"] = codec.chunk[frames].dispatch_count
+    report["first chunk as speak() submits it"] = measure(
+        [(lm.start(voice), 1), (codec.reset, 1), *engine._submits[0]],
+        prepare=lambda: lm.write_request(ids, budget=engine.max_frames),
+    )
+    # a whole take's speak(), first audio included
+    speech = tts.speak("The birch canoe slid on the smooth planks.", voice=voice)
+    report["speak"] = {
+        "first_audio_ms": 1000 * speech.first_audio_seconds,
+        "compute_ms": 1000 * speech.compute_seconds,
+        "frames": speech.frames,
+        "speed_x": speech.real_time_factor,
+    }
+    # a take that runs to its budget: when each chunk arrives, from the call
+    for attempt in range(3):
+        arrivals = []
+        began = time.perf_counter()
+        speech = run_sync(
+            engine.speak(
+                "The birch canoe slid on the smooth planks.",
+                voice=voice,
+                eos_threshold=float("inf"),
+                on_audio=lambda chunk, log=arrivals, t0=began: log.append(
+                    round(1000 * (time.perf_counter() - t0), 2)
+                ),
+            )
+        )
+        report[f"budget take {attempt}"] = {
+            "chunk_arrivals_ms": arrivals[:8],
+            "frames": speech.frames,
+            "first_audio_ms": 1000 * speech.first_audio_seconds,
+            "compute_ms": 1000 * speech.compute_seconds,
+            "speed_x": speech.real_time_factor,
+        }
+    print(json.dumps(report, indent=1))
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
+def _copy(source, target) -> object:
+    from phonon_web.gpu.door import Program
+
+    program = Program("profile wait")
+    program.copy(source, 0, target, 0, 16)
+    return program
+
+
+def _time(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e6
+
+
+if __name__ == "__main__":
+    sys.exit(main())

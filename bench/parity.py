@@ -1,0 +1,183 @@
+"""Whole takes of the engine against the Transformers reference fed the engine's own noise.
+
+    python bench/parity.py [--checkpoint DIR] [--voices 3] [--phrases N] [--out FILE.json]
+
+For every benchmark phrase (bench/phrases.json) in every voice, the engine (int8 weights, f16 keys
+and values) speaks with a seed; the reference runs the same take with the engine's noise
+(tests/reference/lm_loop.py) and decodes it with its own codec. Reported per take and in total: whether
+both kept the same number of frames, the mean log-mel distance (dB) and the waveform correlation; and,
+as the scale to read them against, the same figures for the reference against itself with another
+seed. Without --checkpoint it uses the full-size synthetic checkpoint (random weights).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def mel_filterbank(sample_rate: int, n_fft: int, bands: int) -> np.ndarray:
+    """Triangular filters on the HTK mel scale, [bands, n_fft // 2 + 1]."""
+
+    def mel(f):
+        return 2595.0 * np.log10(1.0 + f / 700.0)
+
+    def hz(m):
+        return 700.0 * (10.0 ** (m / 2595.0) - 1.0)
+
+    edges = hz(np.linspace(mel(0.0), mel(sample_rate / 2), bands + 2))
+    bins = np.linspace(0, sample_rate / 2, n_fft // 2 + 1)
+    filters = np.zeros((bands, bins.size))
+    for b in range(bands):
+        lo, mid, hi = edges[b : b + 3]
+        rising = (bins - lo) / (mid - lo)
+        falling = (hi - bins) / (hi - mid)
+        filters[b] = np.clip(np.minimum(rising, falling), 0.0, None)
+    return filters
+
+
+def log_mel(audio: np.ndarray, sample_rate: int = 24000, n_fft: int = 1024, hop: int = 256) -> np.ndarray:
+    """Log-mel power in dB, floored 80 dB below the loudest cell, [frames, 80]."""
+    if audio.size < n_fft:
+        audio = np.pad(audio, (0, n_fft - audio.size))
+    window = np.hanning(n_fft)
+    count = 1 + (audio.size - n_fft) // hop
+    frames = np.stack([audio[i * hop : i * hop + n_fft] * window for i in range(count)])
+    power = np.abs(np.fft.rfft(frames, axis=1)) ** 2
+    mel = power @ mel_filterbank(sample_rate, n_fft, 80).T
+    db = 10.0 * np.log10(np.maximum(mel, 1e-12))
+    return np.maximum(db, db.max() - 80.0)
+
+
+def compare(a: np.ndarray, b: np.ndarray) -> dict:
+    n = min(a.size, b.size)
+    a, b = a[:n].astype(np.float64), b[:n].astype(np.float64)
+    correlation = float(np.corrcoef(a, b)[0, 1]) if n > 1 and a.std() > 0 and b.std() > 0 else 0.0
+    return {"log_mel_db": float(np.abs(log_mel(a) - log_mel(b)).mean()), "correlation": correlation}
+
+
+def fade_in(audio: np.ndarray, samples: int) -> np.ndarray:
+    """The reference processor's linear fade-in of a take's first samples."""
+    out = audio.copy()
+    n = min(samples, out.size)
+    out[:n] *= np.arange(n) / samples
+    return out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--checkpoint", type=Path, help="checkpoint folder (default: full-size synthetic)")
+    parser.add_argument("--work", type=Path, default=ROOT / "build" / "parity")
+    parser.add_argument("--voices", type=int, default=3)
+    parser.add_argument("--phrases", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+
+    import torch
+
+    import build_weights
+    from phonon_web.engine import Engine
+    from phonon_web.files import ModelFiles
+    from phonon_web.gpu.door import run_sync
+    from phonon_web.gpu.native import NativeDoor
+    from phonon_web.lm import noise
+    from tests.reference.checkpoint import load_reference, write_checkpoint
+    from tests.reference.lm_loop import run_reference
+
+    checkpoint = args.checkpoint
+    if checkpoint is None:
+        checkpoint = args.work / "ckpt"
+        if not (checkpoint / "model.safetensors").is_file():
+            write_checkpoint(checkpoint, tiny=False, seed=0)
+    web = args.work / "web"
+    if not (web / "manifest.json").is_file():
+        build_weights.convert(checkpoint, web)
+    phrases = json.loads((ROOT / "bench" / "phrases.json").read_text())["phrases"][: args.phrases]
+
+    files = ModelFiles.from_folder(web)
+    door = NativeDoor()
+    engine = Engine(door, files)
+    ref = load_reference(checkpoint)
+    generation = files.manifest.generation_config or {}
+    temperature = float(generation.get("temperature", 0.3))
+    align_layer, align_head = engine.lm.align_layer, engine.lm.align_head
+    fade = engine.codec.fade_samples
+
+    def reference_take(voice: str, ids: list[int], words: int, seed: int):
+        take = run_reference(
+            ref.lm,
+            ref.voices[voice],
+            ids,
+            lambda frame: np.asarray(noise(seed, frame, temperature), dtype=np.float32),
+            frames_after_eos=engine.lm.frames_after_eos_for(words),
+            min_frames=int(generation.get("min_frames_before_eos", 6)),
+            eos_threshold=float(generation.get("eos_threshold", -4.0)),
+            align_layer=align_layer,
+            align_head=align_head,
+        )
+        with torch.no_grad():
+            audio = ref.codec.decode(torch.from_numpy(take.audio_latents)[None].float()).audio_values
+        return take.frames, fade_in(audio.reshape(-1).numpy(), fade)
+
+    rows = []
+    started = time.perf_counter()
+    for voice in engine.voices[: args.voices]:
+        for number, text in enumerate(phrases):
+            (take,) = engine.prepare(text)  # every benchmark phrase is one part
+            speech = run_sync(engine.speak(text, voice=voice, seed=args.seed))
+            audio = np.frombuffer(speech.audio.tobytes(), dtype=np.float32)
+            ref_frames, ref_audio = reference_take(voice, take.ids, take.words, args.seed)
+            other_frames, other_audio = reference_take(voice, take.ids, take.words, args.seed + 1000)
+            row = {
+                "voice": voice,
+                "phrase": number,
+                "engine_frames": speech.frames,
+                "reference_frames": ref_frames,
+                "same_frames": speech.frames == ref_frames,
+                "engine_vs_reference": compare(audio, ref_audio),
+                "other_seed_frames": other_frames,
+                "other_seed_same_frames": other_frames == ref_frames,
+                "other_seed_vs_reference": compare(other_audio, ref_audio),
+            }
+            rows.append(row)
+            print(
+                f"{voice:>8} #{number:<2} frames {speech.frames:4d} / ref {ref_frames:4d} "
+                f"| log-mel {row['engine_vs_reference']['log_mel_db']:6.2f} dB "
+                f"corr {row['engine_vs_reference']['correlation']:.3f} "
+                f"| other seed {row['other_seed_vs_reference']['log_mel_db']:6.2f} dB "
+                f"corr {row['other_seed_vs_reference']['correlation']:.3f} frames {other_frames}",
+                flush=True,
+            )
+
+    def mean(key, field):
+        return float(np.mean([r[key][field] for r in rows]))
+
+    summary = {
+        "takes": len(rows),
+        "same_frames": sum(r["same_frames"] for r in rows),
+        "log_mel_db": mean("engine_vs_reference", "log_mel_db"),
+        "correlation": mean("engine_vs_reference", "correlation"),
+        "other_seed_same_frames": sum(r["other_seed_same_frames"] for r in rows),
+        "other_seed_log_mel_db": mean("other_seed_vs_reference", "log_mel_db"),
+        "other_seed_correlation": mean("other_seed_vs_reference", "correlation"),
+        "adapter": door.description,
+        "seconds": time.perf_counter() - started,
+    }
+    print(json.dumps(summary, indent=1))
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({"summary": summary, "takes": rows}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

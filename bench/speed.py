@@ -1,0 +1,266 @@
+"""Speed of the native engine beside the Transformers reference, on the same machine, in one run.
+
+    python bench/speed.py [--weights DIR] [--rounds 3] [--voices Delia] [--reference] [--out FILE.json]
+
+Without --weights it makes the full-size synthetic checkpoint and converts it (random weights: the speed
+is the real model's, the sound is not). Reported, each as a median with its 25th-75th percentiles:
+
+* speed: seconds of speech per second of compute, over every phrase of every round (bench/phrases.json:
+  the 10 Harvard sentences of list 1 and the first paragraph of the Rainbow Passage);
+* first audio: from the call to the first chunk of samples;
+* microseconds per step (one frame of the language model, no codec), next to the dispatch floor: the
+  step's dispatch count times the cost of an empty dispatch, measured the same way in the same run;
+* the CPU time the door spends encoding a step (the Python side of the hot loop);
+* with --reference: the Transformers reference (`generate` + the codec's one-shot decode) on the same
+  machine (CUDA when there is a GPU for torch, else the CPU), on the same phrases.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+EMPTY_WGSL = ROOT / "bench" / "wgsl" / "empty.wgsl"
+
+
+def quartiles(values: list[float]) -> dict:
+    values = sorted(values)
+    if len(values) == 1:
+        return {"median": values[0], "p25": values[0], "p75": values[0], "n": 1}
+    q = statistics.quantiles(values, n=4, method="inclusive")
+    return {"median": statistics.median(values), "p25": q[0], "p75": q[2], "n": len(values)}
+
+
+def synthetic_weights(folder: Path) -> Path:
+    import build_weights
+    from tests.reference.checkpoint import write_checkpoint
+
+    web = folder / "web"
+    if not (web / "manifest.json").is_file():
+        write_checkpoint(folder / "ckpt", tiny=False, seed=0)
+        build_weights.convert(folder / "ckpt", web)
+    return web
+
+
+def time_steps(engine, steps: int) -> dict:
+    """Per-step wall time of the language model alone, and the dispatch floor, in the same way."""
+    from phonon_web.gpu.door import READBACK, Program, run_sync
+    from phonon_web.gpu.shaders import kernel
+
+    door, lm = engine.door, engine.lm
+    probe = door.buffer(16, READBACK, "bench probe")
+    wait = Program("bench wait")
+    wait.copy(lm.state, 0, probe, 0, 16)
+    door.compile(wait)
+
+    def timed(submits) -> float:
+        run_sync(door.read(probe, 0, 16))
+        start = time.perf_counter()
+        door.submit(submits)
+        door.submit([(wait, 1)])
+        run_sync(door.read(probe, 0, 16))
+        return time.perf_counter() - start
+
+    ids = engine.tokenizer.encode("The birch canoe slid on the smooth planks.")
+    lm.write_request(ids, eos_threshold=1e30, budget=engine.max_frames)  # no end: every step works
+    run_sync(door.read(probe, 0, 16))
+    door.submit([(lm.start(engine.voices[0]), 1)])
+    steps = min(steps, engine.max_frames - 1)
+    timed([(lm.step, 2)])  # warm
+    step_seconds = timed([(lm.step, steps)]) / steps
+    encode_start = time.perf_counter()
+    lm.write_request(ids, eos_threshold=1e30, budget=engine.max_frames)
+    door.submit([(lm.start(engine.voices[0]), 1), (lm.step, steps)])
+    encode_seconds = (
+        time.perf_counter() - encode_start
+    ) / steps  # upper bound: includes the prefill's encoding
+    run_sync(door.read(probe, 0, 16))
+
+    dispatches = lm.step.dispatch_count
+    empty = door.pipeline(kernel(str(EMPTY_WGSL)))
+    group = door.bind_group(empty, [door.buffer(16, "storage", "bench empty")])
+    floor_program = Program("bench empty step")
+    for _ in range(dispatches):
+        floor_program.dispatch(empty, group, 1)
+    door.compile(floor_program)
+    timed([(floor_program, 2)])
+    empty_seconds = timed([(floor_program, steps)]) / steps / dispatches
+    return {
+        "steps_timed": steps,
+        "step_us": step_seconds * 1e6,
+        "step_encode_us": encode_seconds * 1e6,
+        "dispatches_per_step": dispatches,
+        "empty_dispatch_us": empty_seconds * 1e6,
+        "dispatch_floor_us": empty_seconds * dispatches * 1e6,
+        "step_over_floor": step_seconds / (empty_seconds * dispatches),
+    }
+
+
+def run_engine(
+    weights: Path, phrases: list[str], voices: list[str] | None, rounds: int, eos: float | None
+) -> dict:
+    import phonon_web
+    from phonon_web.gpu.door import run_sync
+
+    load_start = time.perf_counter()
+    tts = phonon_web.load(weights, voices=voices)
+    load_seconds = time.perf_counter() - load_start
+    engine = tts.engine
+    voices = list(tts.voices)
+
+    def speak(text, voice, seed):
+        return run_sync(engine.speak(text, voice=voice, seed=seed, eos_threshold=eos))
+
+    speak(phrases[0], voices[0], 12345)  # untimed warm-up
+    runs = []
+    for round_index in range(rounds):
+        for voice in voices:
+            for number, text in enumerate(phrases):
+                speech = speak(text, voice, round_index)
+                runs.append(
+                    {
+                        "round": round_index,
+                        "voice": voice,
+                        "phrase": number,
+                        "tokens": sum(len(t.ids) for t in engine.prepare(text)),
+                        "frames": speech.frames,
+                        "speech_s": speech.duration,
+                        "compute_s": speech.compute_seconds,
+                        "first_audio_s": speech.first_audio_seconds,
+                        "speed_x": speech.real_time_factor,
+                    }
+                )
+    door = engine.door
+    return {
+        "adapter": getattr(door, "description", door.name),
+        "load_s": load_seconds,
+        "speed_x": quartiles([r["speed_x"] for r in runs]),
+        "speed_total_x": sum(r["speech_s"] for r in runs) / sum(r["compute_s"] for r in runs),
+        "first_audio_ms": quartiles([1000 * r["first_audio_s"] for r in runs]),
+        "step": time_steps(engine, 200),
+        "gpu_objects": dict(door.created),
+        "runs": runs,
+    }
+
+
+def run_reference(
+    weights_source: Path | None, phrases: list[str], rounds: int, tokenizer_json: str, eos: float | None
+) -> dict:
+    """Transformers' generate() + the codec's one-shot decode, as the reference runs a text."""
+    import torch
+
+    from phonon_web.tokenizer import Tokenizer
+    from tests.reference.checkpoint import load_reference
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    ref = load_reference(weights_source)
+    lm, codec = ref.lm.to(device), ref.codec.to(device)
+    voice = next(iter(ref.voices.values())).to(device)
+    tokenizer = Tokenizer.from_str(tokenizer_json)
+    cfg = lm.config
+
+    def speak(text: str, seed: int) -> tuple[float, float]:
+        ids = tokenizer.encode(text)
+        prompt = [cfg.audio_prompt_token_id] * voice.shape[0] + ids + [cfg.audio_bos_token_id]
+        torch.manual_seed(seed)
+        if device == "cuda":
+            torch.cuda.synchronize()
+        start = time.perf_counter()
+        with torch.no_grad():
+            out = lm.generate(
+                input_ids=torch.tensor([prompt], device=device),
+                audio_prompt_latents=voice[None],
+                frames_after_eos=1 if len(text.split()) > 4 else 3,
+                do_sample=True,
+                temperature=0.3,
+                return_dict_in_generate=True,
+                **({} if eos is None else {"eos_threshold": eos}),
+            )
+            latents = out.audio_latents[0][out.audio_latents_mask[0].bool()]
+            audio = codec.decode(latents[None]).audio_values
+        if device == "cuda":
+            torch.cuda.synchronize()
+        elapsed = time.perf_counter() - start
+        return audio.shape[-1] / 24000, elapsed
+
+    speak(phrases[0], 1)  # warm-up
+    runs = []
+    for round_index in range(rounds):
+        for number, text in enumerate(phrases):
+            seconds, elapsed = speak(text, round_index)
+            runs.append({"round": round_index, "phrase": number, "speech_s": seconds, "compute_s": elapsed})
+    return {
+        "device": torch.cuda.get_device_name()
+        if device == "cuda"
+        else f"CPU ({torch.get_num_threads()} threads)",
+        "torch": torch.__version__,
+        "speed_x": quartiles([r["speech_s"] / r["compute_s"] for r in runs]),
+        "speed_total_x": sum(r["speech_s"] for r in runs) / sum(r["compute_s"] for r in runs),
+        "runs": runs,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--weights", type=Path, help="folder from build_weights.py (default: synthetic)")
+    parser.add_argument(
+        "--checkpoint", type=Path, help="checkpoint folder for --reference (default: synthetic)"
+    )
+    parser.add_argument("--work", type=Path, default=ROOT / "build" / "bench")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--voices", nargs="*", default=None)
+    parser.add_argument("--phrases", type=int, default=None, help="only the first N phrases")
+    parser.add_argument("--reference", action="store_true", help="also time the Transformers reference")
+    parser.add_argument("--reference-rounds", type=int, default=1)
+    parser.add_argument(
+        "--model-eos",
+        action="store_true",
+        help="end takes where the model says (default without --weights: every take runs to its frame "
+        "budget, since a random model's end of speech means nothing)",
+    )
+    parser.add_argument("--out", type=Path, default=None)
+    args = parser.parse_args()
+
+    phrases = json.loads((ROOT / "bench" / "phrases.json").read_text())["phrases"][: args.phrases]
+    weights = args.weights or synthetic_weights(args.work)
+    eos = None if (args.model_eos or args.weights) else float("inf")
+    result = {
+        "machine": {
+            "platform": platform.platform(),
+            "cpu_count": os.cpu_count(),
+            "python": platform.python_version(),
+        },
+        "weights": str(weights),
+        "phrases": len(phrases),
+        "frames": "the model's end of speech" if eos is None else "every take runs to its budget",
+        "engine": run_engine(weights, phrases, args.voices, args.rounds, eos),
+    }
+    if args.reference:
+        checkpoint = args.checkpoint or args.work / "ckpt"
+        tokenizer_json = (Path(weights) / "tokenizer.json").read_text(encoding="utf-8")
+        result["reference"] = run_reference(checkpoint, phrases, args.reference_rounds, tokenizer_json, eos)
+        result["engine_over_reference"] = (
+            result["engine"]["speed_total_x"] / result["reference"]["speed_total_x"]
+        )
+    summary = {k: v for k, v in result["engine"].items() if k != "runs"}
+    print(json.dumps(summary, indent=1))
+    if "reference" in result:
+        print(json.dumps({k: v for k, v in result["reference"].items() if k != "runs"}, indent=1))
+        print(f"engine / reference speed: {result['engine_over_reference']:.1f}x")
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(result, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,277 @@
+"""The loop: text in, audio and word times out, with the language model and the codec on one GPU.
+
+Everything GPU-side exists after construction. A request writes its ids and parameters, then submits
+prebuilt command lists, each holding F language-model steps, one codec chunk of F frames and two
+copies into a staging buffer (the state words and the chunk's samples). F goes 1, 2, 4, then 8: the
+first audio comes after one frame, later chunks amortise the submits. Nothing waits on the GPU between
+steps: the state buffer on the GPU says which frame comes next and when speech ended, every kernel
+past the end returns at once, and the CPU reads each staging buffer back a submit or two behind the
+GPU, through a small ring of them. After the take, one readback brings the alignment rows, from which
+the word and token times are computed.
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .codec import Codec
+from .errors import CancelledError, OptionError, TextError
+from .files import ModelFiles
+from .gpu.door import READBACK, Door, Program
+from .lm import STATE, STATE_WORDS, LanguageModel, frame_budget
+from .pace import check_speed, duration_delta_for_speed
+from .speech import Speech
+from .text import split_text
+from .timing import Timed, align
+from .tokenizer import Tokenizer
+from .weights import Weights
+
+FIRST_CHUNKS = (1, 2, 4)  # frames of the first chunks: the first audio comes after one frame
+CHUNK_FRAMES = 8  # then every chunk has this many: fewer submits and readbacks
+STAGING_SLOTS = 4  # readback buffers in the ring: more than the submits in flight
+STATE_BYTES = 4 * STATE_WORDS
+
+
+def chunk_schedule(max_frames: int, first=FIRST_CHUNKS, frames=CHUNK_FRAMES) -> list[tuple[int, int]]:
+    """(first frame, frames) of every chunk of a take of up to `max_frames` frames."""
+    out, start = [], 0
+    while start < max_frames:
+        size = first[len(out)] if len(out) < len(first) else frames
+        out.append((start, size))
+        start += size
+    return out
+
+
+def alignment_head(config: dict) -> tuple[int, int]:
+    """The (layer, head) whose attention follows the text: layer 3, head 0 in Phonon 31M, found by
+    scoring every head on real speech (seed text 000). A config may name its own under
+    `phonon_alignment_head`; smaller test models use their last layer."""
+    chosen = config.get("phonon_alignment_head")
+    if chosen is not None:
+        return int(chosen[0]), int(chosen[1])
+    return min(3, int(config["num_hidden_layers"]) - 1), 0
+
+
+@dataclass
+class _Take:
+    """One part of a text, as the loop sees it."""
+
+    ids: list[int]
+    pieces: list[str]
+    words: int
+
+
+class Engine:
+    """Phonon 31M on one GPU door. `speak()` is a coroutine; natively `phonon_web.api` runs it."""
+
+    def __init__(
+        self,
+        door: Door,
+        files: ModelFiles,
+        *,
+        kv_f16: bool = True,
+        max_frames: int = 768,
+        max_text_tokens: int = 240,
+        lag: int = 2,
+        first_chunks: tuple[int, ...] = FIRST_CHUNKS,
+        chunk_frames: int = CHUNK_FRAMES,
+    ):
+        self.door = door
+        self.manifest = files.manifest
+        self.tokenizer = Tokenizer.from_str(files.tokenizer_json)
+        self.weights = Weights(door, files.manifest, files.weights)
+        align_layer, align_head = alignment_head(files.manifest.config)
+        self.lm = LanguageModel(
+            door,
+            self.weights,
+            files.manifest,
+            voices=files.voices,
+            align_layer=align_layer,
+            align_head=align_head,
+            kv_f16=kv_f16,
+            max_frames=max_frames,
+            max_text_tokens=max_text_tokens,
+        )
+        self.codec = Codec(
+            door,
+            self.weights,
+            files.manifest.config,
+            max_frames=max_frames,
+            chunk_sizes=tuple(sorted({*first_chunks, chunk_frames})),
+            latents=self.lm.latents,
+            state=self.lm.state,
+            frame_word=STATE["codec"],
+            available_word=STATE["frames"],
+        )
+        self.voices = tuple(self.lm.voice_rows)
+        self.max_frames = max_frames
+        self.max_text_tokens = max_text_tokens
+        self.sample_rate = self.codec.sample_rate
+        self.samples_per_frame = self.codec.samples_per_frame
+        self.lag = max(1, lag)
+        self._special = {i for i in range(self.tokenizer.vocab_size) if self.tokenizer.is_special(i)}
+
+        # The ring of staging buffers, and for every chunk of the schedule its submit, made now.
+        self.schedule = chunk_schedule(max_frames, first_chunks, chunk_frames)
+        chunk_bytes = 4 * max(size for _, size in self.schedule) * self.samples_per_frame
+        self._staging = [
+            door.buffer(STATE_BYTES + chunk_bytes, READBACK, f"staging {i}") for i in range(STAGING_SLOTS)
+        ]
+        self._submits: list[list[tuple[Program, int]]] = []
+        for index, (first, frames) in enumerate(self.schedule):
+            readback = Program(f"readback chunk {index}")
+            slot = self._staging[index % STAGING_SLOTS]
+            readback.copy(self.lm.state, 0, slot, 0, STATE_BYTES)
+            size = 4 * min(frames, max_frames - first) * self.samples_per_frame
+            readback.copy(self.codec.audio, 4 * first * self.samples_per_frame, slot, STATE_BYTES, size)
+            door.compile(readback)
+            self._submits.append([(self.lm.step, frames), (self.codec.chunk[frames], 1), (readback, 1)])
+        stride = self.lm.max_text_tokens
+        self._alignment_bytes = 4 * max_frames * stride
+        self._alignment_staging = door.buffer(self._alignment_bytes, READBACK, "staging alignment")
+
+    # ---- text -----------------------------------------------------------------------------------
+    def prepare(self, text: str) -> list[_Take]:
+        """Tokenise `text` and cut it into parts the model takes (at most max_text_tokens each)."""
+        if not isinstance(text, str):
+            raise TextError(f"the text must be a string, not {type(text).__name__}")
+        parts = split_text(text, self._count_tokens, self.max_text_tokens)
+        takes = []
+        for part in parts:
+            encoding = self.tokenizer.encode_full(part.text)
+            kept = [
+                (i, p) for i, p in zip(encoding.ids, encoding.pieces, strict=True) if i not in self._special
+            ]
+            if not kept:
+                continue
+            ids = [i for i, _ in kept]
+            words = len(self.tokenizer.decode(ids).split())
+            takes.append(_Take(ids, [p for _, p in kept], words))
+        if not takes:
+            raise TextError("the text has nothing to say: give it at least one word")
+        return takes
+
+    def _count_tokens(self, text: str) -> int:
+        return len(self.tokenizer.encode(text))
+
+    # ---- speaking -------------------------------------------------------------------------------
+    async def speak(
+        self,
+        text: str,
+        *,
+        voice: str | None = None,
+        speed: float = 1.0,
+        seed: int = 0,
+        temperature: float | None = None,
+        on_audio: Callable[[array], object] | None = None,
+        on_progress: Callable[[int, int], object] | None = None,
+        should_stop: Callable[[], bool] | None = None,
+        max_frames: int | None = None,
+        eos_threshold: float | None = None,
+    ) -> Speech:
+        """Speak `text`; `on_audio(samples)` gets each chunk (array('f')) as soon as it is read back.
+
+        `max_frames` caps the frames of each part below the model's own budget (tests, previews);
+        `eos_threshold` overrides the checkpoint's end-of-speech threshold (float("inf") makes every
+        part run to its budget: benchmarks of models whose end of speech means nothing)."""
+        began = time.perf_counter()
+        voice = self.voices[0] if voice is None else voice
+        if voice not in self.voices:
+            self.lm._voice(voice)  # raises VoiceError naming the loaded voices
+        dd = duration_delta_for_speed(check_speed(speed))
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise OptionError(f"seed must be an integer, not {seed!r}")
+        takes = self.prepare(text)
+        speech = Speech(audio=array("f"))
+        offset = 0.0
+        for index, take in enumerate(takes):
+            options = (temperature, max_frames, eos_threshold)
+            samples, rows, frames = await self._take(
+                take, voice, dd, seed + index, options, on_audio, should_stop, speech, began
+            )
+            words, tokens = align(rows, take.pieces, samples, sample_rate=self.sample_rate)
+            speech.words += [Timed(w.text, w.start + offset, w.end + offset) for w in words]
+            speech.tokens += [Timed(t.text, t.start + offset, t.end + offset) for t in tokens]
+            speech.audio.extend(samples)
+            speech.frames += frames
+            offset += len(samples) / self.sample_rate
+            if on_progress is not None:
+                on_progress(index + 1, len(takes))
+        speech.compute_seconds = time.perf_counter() - began
+        return speech
+
+    async def _take(self, take, voice, dd, seed, options, on_audio, should_stop, speech, began):
+        lm, door = self.lm, self.door
+        temperature, cap, eos_threshold = options
+        budget = None if cap is None else max(1, min(int(cap), frame_budget(len(take.ids))))
+        budget = lm.write_request(
+            take.ids,
+            seed=seed,
+            temperature=temperature,
+            duration_delta=dd,
+            words=take.words,
+            budget=budget,
+            eos_threshold=eos_threshold,
+        )
+        samples = array("f")
+        pending: list[int] = []
+        end = 0
+        done = False
+        for index, (first, _) in enumerate(self.schedule):
+            if first >= budget:
+                break
+            submit = self._submits[index]
+            if index == 0:
+                submit = [(lm.start(voice), 1), (self.codec.reset, 1), *submit]
+            door.submit(submit)
+            pending.append(index)
+            # first audio as early as possible: read chunk 0 once chunk 1 is queued behind it
+            while pending and (len(pending) > self.lag or (pending[0] == 0 and index >= 1)):
+                end, done = await self._collect(pending.pop(0), samples, on_audio, speech, began)
+                if done:
+                    break
+            if done:
+                break
+            if should_stop is not None and should_stop():
+                raise CancelledError("speak() was cancelled")
+        while pending and not done:
+            end, done = await self._collect(pending.pop(0), samples, on_audio, speech, began)
+        frames_kept = end if end else min(budget, len(samples) // self.samples_per_frame)
+        del samples[frames_kept * self.samples_per_frame :]
+        rows = await self._alignment(frames_kept, len(take.ids))
+        return samples, rows, frames_kept
+
+    async def _collect(self, index, samples, on_audio, speech, began) -> tuple[int, bool]:
+        """Read chunk `index` back; deliver its samples up to the end of speech. Returns (end, done)."""
+        first, frames = self.schedule[index]
+        slot = self._staging[index % STAGING_SLOTS]
+        size = 4 * frames * self.samples_per_frame
+        data = await self.door.read(slot, 0, STATE_BYTES + size)
+        state = array("I")
+        state.frombytes(data[:STATE_BYTES])
+        made, end, decoded = state[STATE["frames"]], state[STATE["end"]], state[STATE["codec"]]
+        last = min(first + frames, end if end else made, decoded)
+        if last > first:
+            chunk = array("f")
+            chunk.frombytes(data[STATE_BYTES : STATE_BYTES + 4 * (last - first) * self.samples_per_frame])
+            samples.extend(chunk)
+            if speech.first_audio_seconds is None:
+                speech.first_audio_seconds = time.perf_counter() - began
+            if on_audio is not None:
+                on_audio(chunk)
+        return end, bool(end) and decoded >= end
+
+    async def _alignment(self, frames: int, tokens: int) -> list[list[float]]:
+        if frames == 0:
+            return []
+        stride = self.lm.max_text_tokens
+        size = 4 * frames * stride
+        program = Program("readback alignment")  # a Python object per take, no GPU object
+        program.copy(self.lm.alignment, 0, self._alignment_staging, 0, size)
+        self.door.submit([(program, 1)])
+        values = array("f")
+        values.frombytes(await self.door.read(self._alignment_staging, 0, size))
+        return [values[f * stride : f * stride + tokens].tolist() for f in range(frames)]

@@ -1,0 +1,472 @@
+"""The language model's kernels, seen from Python: which WGSL files make each one, its specialisation
+constants, its parameters and its dispatch size.
+
+Everything here runs at load time: each call makes one uniform buffer (the kernel's parameters),
+fetches the pipeline (cached by the door per distinct kernel) and makes one bind group, then appends
+one dispatch to a Program. Requests only write bytes into buffers that already exist.
+
+The kernels (in wgsl/):
+  gemv.wgsl               one-row matrix products with prologues/epilogues (the step)
+  attention_step.wgsl     one query against the KV cache, split over the keys
+  step_end.wgsl           the flow head's last layer, the latent, the next input row, the state advance
+  condition.wgsl          the condition vector for this request's duration_delta, and the BOS row
+  embed_rows.wgsl         text embedding rows for the prefill
+  layernorm_rows.wgsl     LayerNorm of many rows (prefill)
+  matmul.wgsl             many-row matrix product with epilogues (prefill)
+  rope_kv_rows.wgsl       RoPE on q and k of many rows, k and v into the KV cache (prefill)
+  attention_prefill.wgsl  causal attention of many rows against the KV cache (prefill)
+  copy_row.wgsl           one row of a matrix to a vector (the BOS row to the step's input)
+  time_embedding.wgsl     the flow head's constant time embedding (once, at load)
+and the helpers they include: lm_state.wgsl (the state words), lm_math.wgsl (portable sin/cos/log/erf,
+the noise), reduce_subgroups.wgsl or reduce_shared.wgsl (reductions), weights.wgsl (reading weights).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .gpu.door import STORAGE, UNIFORM, Door, Program
+from .gpu.params import pack_params
+from .gpu.shaders import kernel
+from .weights import TensorRef
+
+# The state's gate modes (lm_state.wgsl)
+GATE_ALWAYS, GATE_STEP, GATE_BACKBONE = 0, 1, 2
+
+# gemv.wgsl prologues and epilogues
+P_LOAD, P_LAYERNORM, P_ADALN, P_SILU, P_ATTN_MERGE, P_NOISE = range(6)
+E_STORE, E_GELU, E_SILU, E_RESIDUAL, E_GATED_RESIDUAL, E_QKV_ROPE, E_COND_EOS = range(7)
+GEMV_ROWS = 8  # rows per workgroup (32 lanes each)
+MAX_SEGMENTS = 8
+WORKGROUP_BYTES = 16384  # WebGPU's portable maxComputeWorkgroupStorageSize
+
+# matmul.wgsl epilogues
+M_STORE, M_GELU, M_RESIDUAL = 0, 1, 2
+TILE = 64  # matmul output tile (rows and columns)
+
+_KIND = {"q8": 0, "f16": 1, "f32": 2}
+
+_GEMV_HEADER = (
+    "gate rows n_segments src_offset ln_w ln_b ln_kind ln_affine ln_eps mod_shift mod_scale mod_gate "
+    "dst_offset normed_offset write_normed layer head_dim heads splits part_stride align align_head "
+    "align_stride layers kv_row_words aux_offset _pad0 _pad1"
+).split()
+_FLOATS = {"ln_eps", "eps"}
+
+
+def _ceil(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Rows of one matrix (and its optional bias) in a multi-matrix GEMV."""
+
+    weight: TensorRef
+    bias: TensorRef | None = None
+
+
+class _LmKernelsBase:
+    """Builds the language model's dispatches on one door; holds the dummy buffers unused bindings get."""
+
+    def __init__(self, door: Door, weights_buffer, *, subgroups: bool | None = None):
+        self.door = door
+        self.weights = weights_buffer
+        if subgroups is None:
+            subgroups = "subgroups" in door.features
+        self.subgroups = subgroups
+        self.reduce = "reduce_subgroups.wgsl" if subgroups else "reduce_shared.wgsl"
+        self.features = frozenset({"subgroups"}) if subgroups else frozenset()
+        # Unused bindings get these; read-only and writable ones apart, since one buffer cannot be
+        # bound both ways in one dispatch.
+        self.dummy_read = door.buffer(16, STORAGE, "lm dummy (read)")
+        self.dummy_write = door.buffer(16, STORAGE, "lm dummy (write)")
+        door.write(self.dummy_read, 0, bytes(16))
+        door.write(self.dummy_write, 0, bytes(16))
+
+    # ---- plumbing ----------------------------------------------------------------------------
+    def _kernel(self, main: str, *, state: bool, weights: bool, reduce: bool, **constants):
+        files = []
+        if state:
+            files.append("lm_state.wgsl")
+        files.append("lm_math.wgsl")
+        if reduce:
+            files.append(self.reduce)
+        if weights:
+            files.append("weights.wgsl")
+        files.append(main)
+        features = self.features if reduce else frozenset()
+        return kernel(*files, features=features, **constants)
+
+    def _params(self, data: bytes, label: str):
+        buffer = self.door.buffer(len(data), UNIFORM, f"params {label}")
+        self.door.write(buffer, 0, data)
+        return buffer
+
+    def _dispatch(self, program: Program, k, buffers: list, groups) -> None:
+        pipeline = self.door.pipeline(k)
+        group = self.door.bind_group(pipeline, buffers)
+        x, y = (groups, 1) if isinstance(groups, int) else groups
+        if x > 65535:  # WebGPU's portable limit per dimension
+            x, y = 65535, _ceil(x, 65535)
+        program.dispatch(pipeline, group, x, y)
+
+    def _r(self, buffer):
+        return self.dummy_read if buffer is None else buffer
+
+    def _w(self, buffer):
+        return self.dummy_write if buffer is None else buffer
+
+    # ---- gemv.wgsl ---------------------------------------------------------------------------
+    def gemv(
+        self,
+        program: Program,
+        segments: list[Segment],
+        *,
+        prologue: int = P_LOAD,
+        epilogue: int = E_STORE,
+        state,
+        src=None,
+        aux=None,
+        dst=None,
+        extra=None,
+        gate: int = GATE_ALWAYS,
+        kv_f16: bool = False,
+        label: str = "gemv",
+        **fields,
+    ) -> None:
+        """y = W x over the rows of `segments` (all with the same number of columns)."""
+        if not 1 <= len(segments) <= MAX_SEGMENTS:
+            raise ValueError(f"{label}: 1 to {MAX_SEGMENTS} segments")
+        k = segments[0].weight.cols
+        kp = _ceil(k, 32) * 32
+        if 4 * kp + 3 * 1024 > WORKGROUP_BYTES:  # x, plus the reductions' scratch
+            raise ValueError(
+                f"{label}: {k} columns do not fit in {WORKGROUP_BYTES} bytes of workgroup memory"
+            )
+        seg_words, end = [], 0
+        for seg in segments:
+            w = seg.weight
+            if w.cols != k:
+                raise ValueError(f"{label}: {w.name} has {w.cols} columns, not {k}")
+            if w.kind == "q8" and w.padded_cols != kp:
+                raise ValueError(f"{label}: {w.name} is padded to {w.padded_cols}, not {kp}")
+            if (w.kind == "f16" and k % 8) or (w.kind == "f32" and k % 4):
+                raise ValueError(f"{label}: {w.name}: {k} columns do not split into 16-byte reads")
+            end += w.rows
+            bias = seg.bias
+            seg_words += [
+                end,
+                _KIND[w.kind],
+                w.word,
+                w.scales_word,
+                w.padded_cols,
+                bias.word if bias else 0,
+                _KIND[bias.kind] if bias else 0,
+                int(bias is not None),
+            ]
+        seg_words += [0] * (8 * (MAX_SEGMENTS - len(segments)))
+        values = {name: 0 for name in _GEMV_HEADER}
+        values.update(gate=gate, rows=end, n_segments=len(segments), ln_eps=1e-5)
+        for name, value in fields.items():
+            if name not in values or name.startswith("_") or name in ("rows", "n_segments"):
+                raise TypeError(f"{label}: unknown gemv field {name}")
+            values[name] = value
+        data = pack_params(*[_field(n, values[n]) for n in _GEMV_HEADER], *seg_words)
+        kern = self._kernel(
+            "gemv.wgsl",
+            state=True,
+            weights=True,
+            reduce=True,
+            K=k,
+            KP=kp,
+            PROLOGUE=prologue,
+            EPILOGUE=epilogue,
+            KV_F16=bool(kv_f16),
+        )
+        buffers = [
+            self._params(data, label),
+            self.weights,
+            state,
+            self._r(src),
+            self._r(aux),
+            self._w(dst),
+            self._w(extra),
+        ]
+        self._dispatch(program, kern, buffers, _ceil(end, GEMV_ROWS))
+
+
+def _field(name: str, value):
+    if name in _FLOATS:
+        return float(value)
+    if isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def ln_fields(weight: TensorRef | None, bias: TensorRef | None, eps: float) -> dict:
+    """The LayerNorm fields of a gemv: affine when weight/bias are given."""
+    if weight is None:
+        return {"ln_affine": 0, "ln_eps": eps}
+    if bias is None or weight.kind != bias.kind:
+        raise ValueError("a LayerNorm's weight and bias must both exist and share a kind")
+    return {
+        "ln_w": weight.word,
+        "ln_b": bias.word,
+        "ln_kind": _KIND[weight.kind],
+        "ln_affine": 1,
+        "ln_eps": eps,
+    }
+
+
+def _weight_fields(ref: TensorRef) -> list:
+    """(kind, word, scales, padded) of a matrix, as the kernels' parameters list them."""
+    return [_KIND[ref.kind], ref.word, ref.scales_word, ref.padded_cols]
+
+
+def _vector_fields(ref: TensorRef) -> list:
+    if ref.kind == "q8":
+        raise ValueError(f"{ref.name}: vectors are read as f16 or f32, not q8")
+    return [_KIND[ref.kind], ref.word]
+
+
+class LmKernelsMore:
+    """Mixed into LmKernels below: the other kernels (kept apart from gemv for reading order)."""
+
+    door: Door
+
+    # ---- attention_step.wgsl -----------------------------------------------------------------
+    def attention_step(
+        self,
+        program: Program,
+        *,
+        state,
+        q,
+        kv,
+        partials,
+        alignment,
+        layer: int,
+        layers: int,
+        heads: int,
+        head_dim: int,
+        splits: int,
+        part_stride: int,
+        chunk: int,
+        kv_f16: bool,
+        align: bool,
+        align_head: int,
+        align_stride: int,
+        gate: int = GATE_BACKBONE,
+    ) -> None:
+        if 256 % (head_dim // 2) or head_dim % 2:
+            raise ValueError(f"head_dim {head_dim}: half of it must divide 256")
+        row_words = heads * head_dim // (2 if kv_f16 else 1)
+        data = pack_params(
+            gate, layer, layers, heads, splits, part_stride, row_words, int(align), align_head, align_stride,
+            head_dim**-0.5, 0,
+        )  # fmt: skip
+        k = self._kernel(
+            "attention_step.wgsl", state=True, weights=False, reduce=True,
+            KV_F16=bool(kv_f16), HEAD_DIM=head_dim, CHUNK=chunk,
+        )  # fmt: skip
+        buffers = [self._params(data, f"attention step {layer}"), state, q, kv, partials, alignment]
+        self._dispatch(program, k, buffers, heads * splits)
+
+    # ---- step_end.wgsl -----------------------------------------------------------------------
+    def step_end(
+        self,
+        program: Program,
+        *,
+        state,
+        flow_x,
+        mods,
+        cond,
+        flow_io,
+        latents,
+        x,
+        eps: float,
+        mod_shift: int,
+        mod_scale: int,
+        linear: TensorRef,
+        linear_bias: TensorRef,
+        mean: TensorRef,
+        std: TensorRef,
+        input_linear: TensorRef,
+        hidden: int,
+    ) -> None:
+        latent, width = linear.rows, linear.cols
+        if 256 % latent:
+            raise ValueError(f"latent size {latent} must divide 256")
+        data = pack_params(
+            GATE_STEP, float(eps), mod_shift, mod_scale,
+            *_weight_fields(linear), *_vector_fields(linear_bias), *_vector_fields(mean),
+            *_vector_fields(std), _KIND[input_linear.kind], input_linear.word,
+            input_linear.scales_word, input_linear.padded_cols, 0, 0,
+        )  # fmt: skip
+        k = self._kernel(
+            "step_end.wgsl", state=True, weights=True, reduce=True, F=width, LATENT=latent, HIDDEN=hidden
+        )
+        buffers = [
+            self._params(data, "step end"),
+            self.weights,
+            state,
+            flow_x,
+            mods,
+            cond,
+            flow_io,
+            latents,
+            x,
+        ]
+        self._dispatch(program, k, buffers, 1)
+
+    # ---- condition.wgsl ----------------------------------------------------------------------
+    def condition(
+        self,
+        program: Program,
+        *,
+        state,
+        cond,
+        rows,
+        speakers: int,
+        speaker_embed: TensorRef,
+        speaker_proj: TensorRef,
+        duration_proj: TensorRef,
+        input_linear: TensorRef,
+        bos: TensorRef,
+        periods: list[float],
+        hidden: int,
+    ) -> None:
+        half = len(periods)
+        if half % 4:
+            raise ValueError("the duration embedding's half size must be a multiple of 4")
+        data = pack_params(
+            speakers, _KIND[speaker_embed.kind], speaker_embed.word, 0,
+            *_weight_fields(speaker_proj), *_weight_fields(duration_proj), *_weight_fields(input_linear),
+            *_vector_fields(bos), 0, 0, *[float(p) for p in periods],
+        )  # fmt: skip
+        k = self._kernel(
+            "condition.wgsl", state=True, weights=True, reduce=False,
+            HIDDEN=hidden, HALF=half, SPEAKER_DIM=speaker_embed.cols, LATENT=input_linear.cols,
+        )  # fmt: skip
+        self._dispatch(program, k, [self._params(data, "condition"), self.weights, state, cond, rows], 1)
+
+    # ---- time_embedding.wgsl -----------------------------------------------------------------
+    def time_embedding(
+        self, program: Program, *, out, t: float, first: bool, divisor: float, eps: float, refs: dict
+    ) -> None:
+        fc1, fc2 = refs["fc1"], refs["fc2"]
+        data = pack_params(
+            float(t), int(first), float(divisor), float(eps), *_vector_fields(refs["freqs"]),
+            *_weight_fields(fc1), *_vector_fields(refs["fc1_bias"]), *_weight_fields(fc2),
+            *_vector_fields(refs["fc2_bias"]), *_vector_fields(refs["alpha"]),
+        )  # fmt: skip
+        k = self._kernel(
+            "time_embedding.wgsl", state=False, weights=True, reduce=True, F=fc2.rows, FREQ=fc1.cols
+        )
+        self._dispatch(program, k, [self._params(data, "time embedding"), self.weights, out], 1)
+
+    # ---- prefill -----------------------------------------------------------------------------
+    def embed_rows(self, program: Program, *, state, text_ids, rows, embed: TensorRef, count: int) -> None:
+        data = pack_params(*_weight_fields(embed))
+        k = self._kernel("embed_rows.wgsl", state=True, weights=True, reduce=False, HIDDEN=embed.cols)
+        buffers = [self._params(data, "embed rows"), self.weights, state, text_ids, rows]
+        self._dispatch(program, k, buffers, count)
+
+    def layernorm_rows(
+        self, program: Program, *, x, y, weight: TensorRef, bias: TensorRef, eps, count
+    ) -> None:
+        if weight.kind != bias.kind:
+            raise ValueError("a LayerNorm's weight and bias must share a kind")
+        data = pack_params(_KIND[weight.kind], weight.word, bias.word, float(eps))
+        k = self._kernel("layernorm_rows.wgsl", state=False, weights=True, reduce=True, HIDDEN=weight.cols)
+        self._dispatch(program, k, [self._params(data, "layernorm rows"), self.weights, x, y], count)
+
+    def matmul(
+        self,
+        program: Program,
+        *,
+        a,
+        out,
+        weight: TensorRef,
+        rows: int,
+        bias: TensorRef | None = None,
+        epilogue: int = M_STORE,
+    ) -> None:
+        if weight.cols % 16:
+            raise ValueError(f"{weight.name}: matmul needs the columns in steps of 16, not {weight.cols}")
+        data = pack_params(
+            rows, weight.rows, weight.cols, weight.word, weight.scales_word, weight.padded_cols,
+            int(bias is not None), _KIND[bias.kind] if bias else 0, bias.word if bias else 0, 0, 0, 0,
+        )  # fmt: skip
+        k = self._kernel(
+            "matmul.wgsl", state=False, weights=True, reduce=False, KIND=_KIND[weight.kind], EPILOGUE=epilogue
+        )
+        buffers = [self._params(data, f"matmul {weight.name}"), self.weights, a, out]
+        self._dispatch(program, k, buffers, (_ceil(weight.rows, TILE), _ceil(rows, TILE)))
+
+    def rope_kv_rows(
+        self,
+        program: Program,
+        *,
+        state,
+        qkv,
+        rope,
+        q,
+        kv,
+        text: bool,
+        layer,
+        layers,
+        heads,
+        head_dim,
+        kv_f16,
+        count,
+    ) -> None:
+        row_words = heads * head_dim // (2 if kv_f16 else 1)
+        data = pack_params(int(text), layer, layers, row_words)
+        k = self._kernel(
+            "rope_kv_rows.wgsl", state=True, weights=False, reduce=False,
+            KV_F16=bool(kv_f16), HIDDEN=heads * head_dim, HEAD_DIM=head_dim,
+        )  # fmt: skip
+        buffers = [self._params(data, f"rope kv {layer}"), state, qkv, rope, q, kv]
+        self._dispatch(program, k, buffers, count)
+
+    def attention_prefill(
+        self,
+        program: Program,
+        *,
+        state,
+        q,
+        kv,
+        out,
+        alignment,
+        text: bool,
+        layer,
+        layers,
+        heads,
+        head_dim,
+        kv_f16,
+        max_keys,
+        align: bool,
+        align_head: int,
+        count: int,
+    ) -> None:
+        if 64 % (head_dim // 2):
+            raise ValueError(f"head_dim {head_dim}: half of it must divide 64")
+        if 4 * (max_keys + 3 * head_dim) + 3 * 1024 > WORKGROUP_BYTES:
+            raise ValueError(f"{max_keys} keys do not fit in {WORKGROUP_BYTES} bytes of workgroup memory")
+        row_words = heads * head_dim // (2 if kv_f16 else 1)
+        data = pack_params(int(text), layer, layers, heads, row_words, int(align), align_head, head_dim**-0.5)
+        k = self._kernel(
+            "attention_prefill.wgsl", state=True, weights=False, reduce=True,
+            KV_F16=bool(kv_f16), HEAD_DIM=head_dim, MAX_KEYS=max_keys,
+        )  # fmt: skip
+        buffers = [self._params(data, f"attention prefill {layer}"), state, q, kv, out, alignment]
+        self._dispatch(program, k, buffers, count * heads)
+
+    def copy_row(self, program: Program, *, state, rows, x, hidden: int) -> None:
+        k = self._kernel("copy_row.wgsl", state=True, weights=False, reduce=False, HIDDEN=hidden)
+        self._dispatch(program, k, [state, rows, x], 1)
+
+
+class LmKernels(LmKernelsMore, _LmKernelsBase):
+    """Builds the language model's dispatches on one door (see the module docstring)."""

@@ -1,0 +1,99 @@
+"""The whole engine on the tiny synthetic model (lavapipe): audio, streaming, words, no allocations."""
+
+import pytest
+
+import build_weights
+from phonon_web.engine import Engine
+from phonon_web.errors import OptionError, TextError, VoiceError
+from phonon_web.files import ModelFiles
+from phonon_web.gpu.door import run_sync
+from tests.reference import checkpoint as ck
+
+SENTENCE = "The birch canoe slid on the smooth planks."
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("engine")
+    ck.write_checkpoint(root / "ckpt", tiny=True, seed=0)
+    build_weights.convert(root / "ckpt", root / "web")
+    return ModelFiles.from_folder(root / "web")
+
+
+@pytest.fixture(scope="module")
+def engine(door, files):
+    return Engine(door, files)
+
+
+def speak(engine, text=SENTENCE, **options):
+    return run_sync(engine.speak(text, **options))
+
+
+def test_speaks_with_words_and_streams_chunks(engine):
+    chunks = []
+    speech = speak(engine, voice="Delia", seed=1, max_frames=20, on_audio=lambda c: chunks.append(len(c)))
+    spf = engine.samples_per_frame
+    assert speech.sample_rate == 24000 and spf == 1920
+    assert 1 <= speech.frames <= 20
+    assert len(speech.audio) == speech.frames * spf
+    # chunks of 1, 2, 4 then 8 frames, delivered one by one as they were read back
+    assert chunks[:4] == [1 * spf, 2 * spf, 4 * spf, 8 * spf][: len(chunks[:4])]
+    assert sum(chunks) == len(speech.audio) and len(chunks) >= 3
+    assert [w.text for w in speech.words] == SENTENCE.split()
+    assert len(speech.tokens) >= len(speech.words)
+    times = [t for w in speech.words for t in (w.start, w.end)]
+    assert times == sorted(times) and times[-1] <= speech.duration + 1e-9
+    assert speech.first_audio_seconds is not None and speech.first_audio_seconds <= speech.compute_seconds
+
+
+def test_same_seed_same_samples_whatever_the_chunk_schedule(door, files, engine):
+    first = speak(engine, seed=7, max_frames=14)
+    again = speak(engine, seed=7, max_frames=14)
+    assert first.audio.tobytes() == again.audio.tobytes()
+    ones = Engine(door, files, first_chunks=(), chunk_frames=1, max_frames=32)
+    eights = Engine(door, files, first_chunks=(), chunk_frames=8, max_frames=32)
+    for other in (ones, eights):
+        assert speak(other, seed=7, max_frames=14).audio.tobytes() == first.audio.tobytes()
+    assert speak(engine, seed=8, max_frames=14).audio.tobytes() != first.audio.tobytes()
+
+
+def test_no_gpu_objects_are_made_per_request(engine):
+    speak(engine, "Hello there.", max_frames=6)
+    before = engine.door.created.copy()
+    for i in range(50):
+        speak(engine, "Hello there." if i % 2 else SENTENCE, voice=engine.voices[i % 3], seed=i, max_frames=6)
+    assert engine.door.created == before
+
+
+def test_long_text_is_spoken_in_parts_with_shifted_times(engine):
+    text = " ".join(f"Sentence number {n} has a few words in it." for n in range(60))
+    takes = engine.prepare(text)
+    assert len(takes) >= 2 and all(len(t.ids) <= engine.max_text_tokens for t in takes)
+    parts = []
+    speech = speak(engine, text, max_frames=3, on_progress=lambda done, total: parts.append((done, total)))
+    assert parts[-1] == (len(takes), len(takes))
+    assert len(speech.words) == len(text.split())
+    starts = [w.start for w in speech.words]
+    assert starts == sorted(starts)
+    assert speech.words[-1].start >= (len(takes) - 1) * 3 * 0.08 - 1e-9  # past the earlier parts' audio
+
+
+@pytest.mark.parametrize(
+    "options, error",
+    [
+        ({"speed": 2.0}, OptionError),
+        ({"speed": float("nan")}, OptionError),
+        ({"voice": "Nobody"}, VoiceError),
+        ({"seed": 1.5}, OptionError),
+    ],
+)
+def test_bad_options_raise_typed_errors(engine, options, error):
+    with pytest.raises(error):
+        speak(engine, max_frames=2, **options)
+    assert speak(engine, "Still speaking.", max_frames=2).frames >= 1
+
+
+@pytest.mark.parametrize("text", ["", "   \n ", 5, None])
+def test_bad_text_raises_text_error(engine, text):
+    with pytest.raises(TextError):
+        speak(engine, text, max_frames=2)

@@ -1,0 +1,858 @@
+"""Each language-model kernel alone against numpy, on lavapipe (subgroup size 8) with and without
+subgroups: gemv (q8/f16/f32, its prologues and epilogues), the split attention and its merge, RoPE and
+the KV writes (f16 and f32 caches), the prefill's kernels, the condition vector, the time embedding,
+the noise against its Python twin, the end-of-speech decision, the gates and the state advance.
+
+Tolerances: the kernels compute in f32 like numpy's float64 reference rounded to f32 inputs; sums of
+a few hundred to a few thousand products differ by about 1e-6 relative. Weights are compared against
+their own dequantised values (what build_weights stores), so q8 costs no tolerance here. f16 caches
+round keys and values to f16 (2^-11 relative), hence the looser bound there.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import build_weights as bw
+from phonon_web import lm_ops as ops
+from phonon_web.gpu.door import Program
+from phonon_web.lm import STATE, noise, rope_table
+from phonon_web.weights import TensorRef
+from tests.gpu_helpers import download, upload, zeros
+
+WGSL = Path(__file__).resolve().parents[1] / "wgsl"
+
+
+# ---------------------------------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------------------------------
+@pytest.fixture(params=["subgroups", "shared"])
+def any_door(request, door, door_without_subgroups):
+    """Both reduction paths: subgroups (lavapipe's size is 8) and workgroup memory only."""
+    if request.param == "subgroups":
+        assert "subgroups" in door.features
+        return door
+    return door_without_subgroups
+
+
+def make_blob(door, tensors: dict[str, tuple[np.ndarray, str]]):
+    """Tensors packed as build_weights stores them (q8 / f16 / f32), uploaded as one weights buffer.
+    Returns (buffer, TensorRefs, dequantised values)."""
+    pieces, entries, offset = [b"\0" * 16], {}, 16  # tensors do not start at word 0 in real blobs
+    for name, (array, kind) in tensors.items():
+        array = np.asarray(array, np.float32)
+        if kind == "q8":
+            rows, cols = bw.as_rows(array.shape)
+            q, scales = bw.quantize_q8(array.reshape(rows, cols))
+            data = q.tobytes()
+            scales_at = bw._align(len(data))
+            parts = [data, b"\0" * (scales_at - len(data)), scales.astype("<f2").tobytes()]
+            entry = dict(kind="q8", scales_offset=scales_at, rows=rows, cols=cols, padded_cols=q.shape[1])
+        elif kind == "f16":
+            half = np.zeros(array.size + array.size % 2, "<f2")
+            half[: array.size] = array.reshape(-1)
+            parts, entry = [half.tobytes()], dict(kind="f16")
+        else:
+            parts, entry = [array.astype("<f4").tobytes()], dict(kind="f32")
+        size = sum(len(p) for p in parts)
+        entry.update(name=name, shape=list(array.shape), offset=offset, bytes=size)
+        if "scales_offset" in entry:
+            entry["scales_offset"] += offset
+        pad = bw._align(size) - size
+        pieces += parts + [b"\0" * pad]
+        offset += size + pad
+        entries[name] = entry
+    blob = b"".join(pieces)
+    refs, values = {}, {}
+    for name, e in entries.items():
+        values[name] = bw.dequantize(e, blob).astype(np.float64)
+        shape = tuple(e["shape"])
+        q8 = e["kind"] == "q8"
+        rows = e["rows"] if q8 else (shape[0] if len(shape) > 1 else 1)
+        cols = e["cols"] if q8 else int(np.prod(shape[1:] if len(shape) > 1 else shape))
+        refs[name] = TensorRef(
+            name,
+            "flow_lm.",
+            e["kind"],
+            shape,
+            rows,
+            cols,
+            e.get("padded_cols", cols),
+            e["offset"] // 4,
+            e.get("scales_offset", 0) // 4,
+        )
+    return upload(door, np.frombuffer(blob, np.uint32)), refs, values
+
+
+def make_state(door, **words):
+    state = np.zeros(16, np.uint32)
+    for name, value in words.items():
+        state[STATE[name]] = np.float32(value).view(np.uint32) if isinstance(value, float) else value
+    return upload(door, state)
+
+
+def submit(door, build):
+    program = Program("test")
+    build(program)
+    door.submit([(program, 1)])
+
+
+def layer_norm(x, w=None, b=None, eps=1e-5):
+    y = (x - x.mean()) / np.sqrt(x.var() + eps)
+    return y if w is None else y * w + b
+
+
+def gelu(x):
+    return 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+
+
+def silu(x):
+    return x / (1 + np.exp(-x))
+
+
+def rel(got, want):
+    return float(np.abs(np.asarray(got, np.float64) - want).max() / max(np.abs(want).max(), 1e-30))
+
+
+def rotate_pairs(v, pos, head_dim):
+    """RoPE on interleaved pairs (2j, 2j+1) of each head, with lm.rope_table's angles."""
+    table = np.asarray(rope_table(pos + 1, head_dim), np.float64).reshape(pos + 1, head_dim // 2, 2)[pos]
+    c, s = np.tile(table[:, 0], len(v) // head_dim), np.tile(table[:, 1], len(v) // head_dim)
+    a, b = v[0::2], v[1::2]
+    out = np.empty_like(v)
+    out[0::2], out[1::2] = a * c - b * s, b * c + a * s
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# the state table
+# ---------------------------------------------------------------------------------------------------
+def test_state_words_match_lm_state_wgsl():
+    text = (WGSL / "lm_state.wgsl").read_text()
+    consts = {m[0].lower(): int(m[1]) for m in re.findall(r"const S_(\w+): u32 = (\d+)u;", text)}
+    assert consts == STATE
+
+
+# ---------------------------------------------------------------------------------------------------
+# gemv.wgsl
+# ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("k", [512, 200, 2048])
+def test_gemv_segments_of_every_kind_with_layernorm_and_gelu(any_door, k):
+    rng = np.random.default_rng(k)
+    blob, refs, w = make_blob(
+        any_door,
+        {
+            "a": (rng.standard_normal((40, k)) * 0.1, "q8"),
+            "b": (rng.standard_normal((24, k)) * 0.1, "f16"),
+            "c": (rng.standard_normal((9, k)) * 0.1, "f32"),
+            "a_bias": (rng.standard_normal(40), "f16"),
+            "c_bias": (rng.standard_normal(9), "f32"),
+            "ln_w": (1 + 0.1 * rng.standard_normal(k), "f16"),
+            "ln_b": (0.1 * rng.standard_normal(k), "f16"),
+        },
+    )
+    kern = ops.LmKernels(any_door, blob)
+    x = (rng.standard_normal(k) * 2 + 0.5).astype(np.float32)
+    src, dst = upload(any_door, np.concatenate([np.zeros(3, np.float32), x])), zeros(any_door, 4 * 80)
+    segments = [
+        ops.Segment(refs["a"], refs["a_bias"]),
+        ops.Segment(refs["b"]),
+        ops.Segment(refs["c"], refs["c_bias"]),
+    ]
+    submit(
+        any_door,
+        lambda p: kern.gemv(
+            p,
+            segments,
+            prologue=ops.P_LAYERNORM,
+            epilogue=ops.E_GELU,
+            state=make_state(any_door),
+            src=src,
+            dst=dst,
+            src_offset=3,
+            dst_offset=5,
+            **ops.ln_fields(refs["ln_w"], refs["ln_b"], 1e-5),
+        ),
+    )
+    xn = layer_norm(x.astype(np.float64), w["ln_w"], w["ln_b"])
+    y = np.concatenate([w["a"], w["b"], w["c"]]) @ xn + np.concatenate(
+        [w["a_bias"], np.zeros(24), w["c_bias"]]
+    )
+    got = download(any_door, dst, count=80)
+    assert rel(got[5:78], gelu(y)) < 2e-6
+    assert (got[:5] == 0).all() and (got[78:] == 0).all()
+
+
+@pytest.mark.parametrize("kind", ["q8", "f16", "f32"])
+def test_gemv_adaln_silu_then_gated_residual(any_door, kind):
+    """The flow head's residual block: adaLN + fc1 + SiLU, then fc2 + gated residual."""
+    rng = np.random.default_rng(1)
+    f = 256
+    blob, refs, w = make_blob(
+        any_door,
+        {
+            "fc1": (rng.standard_normal((f, f)) * 0.1, kind),
+            "fc1_b": (rng.standard_normal(f) * 0.1, "f32"),
+            "fc2": (rng.standard_normal((f, f)) * 0.1, kind),
+            "fc2_b": (rng.standard_normal(f) * 0.1, "f16"),
+            "ln_w": (1 + 0.1 * rng.standard_normal(f), "f32"),
+            "ln_b": (0.1 * rng.standard_normal(f), "f32"),
+        },
+    )
+    kern = ops.LmKernels(any_door, blob)
+    x = rng.standard_normal(f).astype(np.float32)
+    mods = (rng.standard_normal(3 * f + 7) * 0.5).astype(np.float32)
+    xb, modb, tmp = upload(any_door, x), upload(any_door, mods), zeros(any_door, 4 * f)
+    state = make_state(any_door)
+
+    def build(p):
+        kern.gemv(
+            p,
+            [ops.Segment(refs["fc1"], refs["fc1_b"])],
+            prologue=ops.P_ADALN,
+            epilogue=ops.E_SILU,
+            state=state,
+            src=xb,
+            aux=modb,
+            dst=tmp,
+            mod_shift=7,
+            mod_scale=7 + f,
+            **ops.ln_fields(refs["ln_w"], refs["ln_b"], 1e-6),
+        )
+        kern.gemv(
+            p,
+            [ops.Segment(refs["fc2"], refs["fc2_b"])],
+            epilogue=ops.E_GATED_RESIDUAL,
+            state=state,
+            src=tmp,
+            aux=modb,
+            dst=xb,
+            mod_gate=7 + 2 * f,
+        )
+
+    submit(any_door, build)
+    m = mods.astype(np.float64)
+    x64 = x.astype(np.float64)
+    h = layer_norm(x64, w["ln_w"], w["ln_b"], 1e-6) * (1 + m[7 + f : 7 + 2 * f]) + m[7 : 7 + f]
+    h = silu(w["fc1"] @ h + w["fc1_b"])
+    want = x64 + m[7 + 2 * f : 7 + 3 * f] * (w["fc2"] @ h + w["fc2_b"])
+    assert rel(download(any_door, xb, count=f), want) < 2e-6
+
+
+def test_gemv_silu_prologue_store_and_residual(any_door):
+    rng = np.random.default_rng(2)
+    blob, refs, w = make_blob(
+        any_door, {"m": (rng.standard_normal((33, 64)), "f16"), "b": (rng.standard_normal(33), "f16")}
+    )
+    kern = ops.LmKernels(any_door, blob)
+    c = rng.standard_normal(64).astype(np.float32)
+    out = rng.standard_normal(33).astype(np.float32)
+    srcb, dst, res = upload(any_door, c), zeros(any_door, 4 * 33), upload(any_door, out)
+    state = make_state(any_door)
+
+    def build(p):
+        seg = [ops.Segment(refs["m"], refs["b"])]
+        kern.gemv(p, seg, prologue=ops.P_SILU, state=state, src=srcb, dst=dst)
+        kern.gemv(p, seg, epilogue=ops.E_RESIDUAL, state=state, src=srcb, dst=res)
+
+    submit(any_door, build)
+    c64 = c.astype(np.float64)
+    assert rel(download(any_door, dst, count=33), w["m"] @ silu(c64) + w["b"]) < 2e-6
+    assert rel(download(any_door, res, count=33), out + w["m"] @ c64 + w["b"]) < 2e-6
+
+
+@pytest.mark.parametrize("kv_f16", [False, True])
+@pytest.mark.parametrize("kind", ["q8", "f32"])
+def test_gemv_qkv_rope_and_kv_write(any_door, kv_f16, kind):
+    rng = np.random.default_rng(3)
+    heads, head_dim, layers, layer, pos = 4, 64, 2, 1, 37
+    hidden = heads * head_dim
+    blob, refs, w = make_blob(
+        any_door,
+        {
+            "in_proj": (rng.standard_normal((3 * hidden, hidden)) * 0.1, kind),
+            "ln_w": (1 + 0.1 * rng.standard_normal(hidden), "f16"),
+            "ln_b": (0.1 * rng.standard_normal(hidden), "f16"),
+        },
+    )
+    kern = ops.LmKernels(any_door, blob)
+    x = rng.standard_normal(hidden).astype(np.float32)
+    row_words = hidden // 2 if kv_f16 else hidden
+    kv = zeros(any_door, 4 * 50 * layers * 2 * row_words)
+    q = zeros(any_door, 4 * hidden)
+    rope = upload(any_door, np.asarray(rope_table(50, head_dim), np.float32))
+    submit(
+        any_door,
+        lambda p: kern.gemv(
+            p,
+            [ops.Segment(refs["in_proj"])],
+            prologue=ops.P_LAYERNORM,
+            epilogue=ops.E_QKV_ROPE,
+            state=make_state(any_door, pos=pos),
+            src=upload(any_door, x),
+            aux=rope,
+            dst=q,
+            extra=kv,
+            kv_f16=kv_f16,
+            kv_row_words=row_words,
+            head_dim=head_dim,
+            heads=heads,
+            layers=layers,
+            layer=layer,
+            **ops.ln_fields(refs["ln_w"], refs["ln_b"], 1e-5),
+        ),
+    )
+    qkv = w["in_proj"] @ layer_norm(x.astype(np.float64), w["ln_w"], w["ln_b"])
+    want_q = rotate_pairs(qkv[:hidden], pos, head_dim)
+    want_k = rotate_pairs(qkv[hidden : 2 * hidden], pos, head_dim)
+    assert rel(download(any_door, q, count=hidden), want_q) < 2e-6
+    cache = download(any_door, kv, np.uint32).reshape(50, layers, 2, row_words)
+    assert not cache[:, 0].any() and not cache[:pos].any() and not cache[pos + 1 :].any()
+    got = cache[pos, layer]
+    if kv_f16:
+        got = got.view(np.float16).astype(np.float64)
+        bound = 2e-3  # f16 rounding
+    else:
+        got = got.view(np.float32).astype(np.float64)
+        bound = 2e-6
+    assert rel(got[0], want_k) < bound and rel(got[1], qkv[2 * hidden :]) < bound
+
+
+def test_gemv_noise_prologue_matches_the_python_twin(any_door):
+    blob, refs, _ = make_blob(any_door, {"eye": (np.eye(32), "f32"), "zero": (np.zeros(32), "f32")})
+    kern = ops.LmKernels(any_door, blob)
+    for seed, frame, temperature in [(0, 0, 0.3), (7, 1, 0.3), (123456789, 700, 1.0), (2**32 - 1, 5, 0.7)]:
+        flow_io, dst = zeros(any_door, 4 * 64), zeros(any_door, 4 * 32)
+        state = make_state(
+            any_door,
+            seed=seed,
+            frames=frame,
+            noise_scale=float(np.float32(math.sqrt(temperature))),
+            budget=9999,
+        )
+        submit(
+            any_door,
+            lambda p, state=state, flow_io=flow_io, dst=dst: kern.gemv(
+                p,
+                [ops.Segment(refs["eye"], refs["zero"])],
+                prologue=ops.P_NOISE,
+                state=state,
+                dst=dst,
+                extra=flow_io,
+                gate=ops.GATE_STEP,
+            ),
+        )
+        want = np.asarray(noise(seed, frame, temperature), np.float64)
+        assert np.abs(download(any_door, flow_io, count=32) - want).max() < 2e-6
+        assert np.abs(download(any_door, dst, count=32) - want).max() < 2e-6
+    # it is noise: close to standard normal over many draws (checked on the twin)
+    draws = np.concatenate([np.asarray(noise(1, f, 1.0)) for f in range(300)])
+    assert abs(draws.mean()) < 0.05 and abs(draws.std() - 1) < 0.05
+
+
+@pytest.mark.parametrize(
+    "frames, end, logit, expect_end, expect_eos_frame",
+    [
+        (5, 0, -3.0, 0, None),  # before min_frames: ignored
+        (6, 0, -3.0, 9, 6),  # the frame, then frames_after_eos = 2 more
+        (6, 0, -4.5, 0, None),  # below the threshold
+        (7, 20, -3.0, 20, None),  # already decided
+        (60, 0, -3.0, 62, 60),  # capped by the budget
+    ],
+)
+def test_end_of_speech_decision(door, frames, end, logit, expect_end, expect_eos_frame):
+    rng = np.random.default_rng(4)
+    h = 64
+    blob, refs, w = make_blob(
+        door,
+        {
+            "cond": (rng.standard_normal((h, h)) * 0.1, "f16"),
+            "cond_b": (rng.standard_normal(h), "f16"),
+            "eos": (np.zeros((1, h)), "f32"),
+            "eos_b": (np.array([logit]), "f32"),
+            "ln_w": (np.ones(h), "f32"),
+            "ln_b": (np.zeros(h), "f32"),
+        },
+    )
+    kern = ops.LmKernels(door, blob)
+    state = make_state(
+        door,
+        frames=frames,
+        end=end,
+        budget=62,
+        min_frames=6,
+        frames_after_eos=2,
+        eos_threshold=-4.0,
+        eos_frame=0xFFFFFFFF,
+    )
+    x = rng.standard_normal(h).astype(np.float32)
+    temb = rng.standard_normal(h).astype(np.float32)
+    dst, eos = zeros(door, 4 * 2 * h), zeros(door, 4 * 64)
+    submit(
+        door,
+        lambda p: kern.gemv(
+            p,
+            [ops.Segment(refs["cond"], refs["cond_b"]), ops.Segment(refs["eos"], refs["eos_b"])],
+            prologue=ops.P_LAYERNORM,
+            epilogue=ops.E_COND_EOS,
+            state=state,
+            src=upload(door, x),
+            aux=upload(door, temb),
+            dst=dst,
+            extra=eos,
+            gate=ops.GATE_STEP,
+            write_normed=1,
+            normed_offset=h,
+            **ops.ln_fields(refs["ln_w"], refs["ln_b"], 1e-5),
+        ),
+    )
+    words = download(door, state, np.uint32)
+    if frames >= (end or 10**9):
+        return
+    assert words[STATE["end"]] == expect_end
+    assert words[STATE["eos_frame"]] == (0xFFFFFFFF if expect_eos_frame is None else expect_eos_frame)
+    assert download(door, eos, count=64)[frames] == np.float32(logit)
+    xn = layer_norm(x.astype(np.float64))
+    out = download(door, dst, count=2 * h)
+    assert rel(out[:h], w["cond"] @ xn + w["cond_b"] + temb) < 2e-6
+    assert rel(out[h:], xn) < 2e-6
+
+
+@pytest.mark.parametrize(
+    "gate, frames, end, budget, runs",
+    [
+        (ops.GATE_STEP, 3, 0, 10, True),
+        (ops.GATE_STEP, 3, 3, 10, False),  # past the end of speech
+        (ops.GATE_STEP, 10, 0, 10, False),  # out of budget
+        (ops.GATE_BACKBONE, 0, 0, 10, False),  # frame 0's hidden state comes from the prefill
+        (ops.GATE_BACKBONE, 1, 0, 10, True),
+        (ops.GATE_ALWAYS, 10, 4, 10, True),  # the prefill ignores the state
+    ],
+)
+def test_gates(door, gate, frames, end, budget, runs):
+    blob, refs, _ = make_blob(door, {"m": (np.ones((8, 8)), "f32")})
+    kern = ops.LmKernels(door, blob)
+    dst = zeros(door, 32)
+    state = make_state(door, frames=frames, end=end, budget=budget)
+    submit(
+        door,
+        lambda p: kern.gemv(
+            p,
+            [ops.Segment(refs["m"])],
+            state=state,
+            src=upload(door, np.ones(8, np.float32)),
+            dst=dst,
+            gate=gate,
+        ),
+    )
+    assert (download(door, dst, count=8) == (8.0 if runs else 0.0)).all()
+
+
+# ---------------------------------------------------------------------------------------------------
+# attention_step.wgsl + the merge in gemv's prologue
+# ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kv_f16", [False, True])
+@pytest.mark.parametrize("head_dim, keys", [(64, 301), (16, 5)])
+def test_split_attention_merged_by_the_output_projection(any_door, kv_f16, head_dim, keys):
+    rng = np.random.default_rng(5)
+    heads, layers, layer, max_pos, splits = 4, 2, 1, 400, 8
+    chunk = math.ceil(max_pos / splits)
+    hidden = heads * head_dim
+    voice, text, frame, stride, align_head = min(100, keys - 3), 3 if keys < 50 else 150, 3, 160, 2
+    blob, refs, w = make_blob(any_door, {"out": (rng.standard_normal((hidden, hidden)) * 0.1, "q8")})
+    kern = ops.LmKernels(any_door, blob)
+    cache = (rng.standard_normal((max_pos, layers, 2, hidden)) * 1.5).astype(np.float32)
+    if kv_f16:
+        cache = cache.astype(np.float16)
+    stored = cache.view(np.uint32) if not kv_f16 else cache.reshape(-1).view(np.uint32)
+    kv = upload(any_door, stored)
+    qv = rng.standard_normal(hidden).astype(np.float32)
+    x = rng.standard_normal(hidden).astype(np.float32)
+    part_stride = head_dim + 4
+    partials, alignment = zeros(any_door, 4 * heads * splits * part_stride), zeros(any_door, 4 * 8 * stride)
+    xb = upload(any_door, x)
+    state = make_state(any_door, pos=keys - 1, frames=frame, budget=99, voice_rows=voice, text=text)
+    geometry = dict(head_dim=head_dim, heads=heads, layers=layers, layer=layer)
+
+    def build(p):
+        kern.attention_step(
+            p,
+            state=state,
+            q=upload(any_door, qv),
+            kv=kv,
+            partials=partials,
+            alignment=alignment,
+            layer=layer,
+            layers=layers,
+            heads=heads,
+            head_dim=head_dim,
+            splits=splits,
+            part_stride=part_stride,
+            chunk=chunk,
+            kv_f16=kv_f16,
+            align=True,
+            align_head=align_head,
+            align_stride=stride,
+        )
+        kern.gemv(
+            p,
+            [ops.Segment(refs["out"])],
+            prologue=ops.P_ATTN_MERGE,
+            epilogue=ops.E_RESIDUAL,
+            state=state,
+            src=partials,
+            dst=xb,
+            extra=alignment,
+            gate=ops.GATE_BACKBONE,
+            splits=splits,
+            part_stride=part_stride,
+            align=1,
+            align_head=align_head,
+            align_stride=stride,
+            **geometry,
+        )
+
+    submit(any_door, build)
+    c = cache.astype(np.float64)[:keys, layer]
+    q64 = qv.astype(np.float64).reshape(heads, head_dim)
+    k_, v_ = c[:, 0].reshape(keys, heads, head_dim), c[:, 1].reshape(keys, heads, head_dim)
+    scores = np.einsum("hd,khd->hk", q64, k_) / math.sqrt(head_dim)
+    probs = np.exp(scores - scores.max(axis=1, keepdims=True))
+    probs /= probs.sum(axis=1, keepdims=True)
+    attn = np.einsum("hk,khd->hd", probs, v_).reshape(-1)
+    want = x + w["out"] @ attn
+    assert rel(download(any_door, xb, count=hidden), want) < 3e-6
+    rows = download(any_door, alignment).reshape(8, stride)
+    np.testing.assert_allclose(
+        rows[frame, :text], probs[align_head, voice : voice + text], rtol=2e-5, atol=1e-9
+    )
+    assert not rows[frame, text:].any() and not np.delete(rows, frame, axis=0).any()
+
+
+# ---------------------------------------------------------------------------------------------------
+# the prefill
+# ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["q8", "f16", "f32"])
+def test_matmul_epilogues(any_door, kind):
+    rng = np.random.default_rng(6)
+    rows, m, k = 70, 96, 48  # neither a multiple of the 64 x 64 tile
+    blob, refs, w = make_blob(
+        any_door, {"w": (rng.standard_normal((m, k)) * 0.2, kind), "b": (rng.standard_normal(m), "f16")}
+    )
+    kern = ops.LmKernels(any_door, blob)
+    a = rng.standard_normal((rows, k)).astype(np.float32)
+    base = rng.standard_normal((rows, m)).astype(np.float32)
+    ab, store, act, res = (
+        upload(any_door, a),
+        zeros(any_door, 4 * rows * m),
+        zeros(any_door, 4 * rows * m),
+        upload(any_door, base),
+    )
+
+    def build(p):
+        kern.matmul(p, a=ab, out=store, weight=refs["w"], rows=rows, bias=refs["b"])
+        kern.matmul(p, a=ab, out=act, weight=refs["w"], rows=rows, epilogue=ops.M_GELU)
+        kern.matmul(p, a=ab, out=res, weight=refs["w"], rows=rows, epilogue=ops.M_RESIDUAL)
+
+    submit(any_door, build)
+    y = a.astype(np.float64) @ w["w"].T
+    assert rel(download(any_door, store).reshape(rows, m), y + w["b"]) < 2e-6
+    assert rel(download(any_door, act).reshape(rows, m), gelu(y)) < 2e-6
+    assert rel(download(any_door, res).reshape(rows, m), base + y) < 2e-6
+
+
+def test_layernorm_rows_and_embed_rows(any_door):
+    rng = np.random.default_rng(7)
+    h, n, text = 64, 10, 6
+    blob, refs, w = make_blob(
+        any_door,
+        {
+            "ln_w": (1 + 0.1 * rng.standard_normal(h), "f16"),
+            "ln_b": (0.1 * rng.standard_normal(h), "f16"),
+            "embed": (rng.standard_normal((300, h)), "q8"),
+        },
+    )
+    kern = ops.LmKernels(any_door, blob)
+    x = (rng.standard_normal((n, h)) * 3 + 1).astype(np.float32)
+    xb, y = upload(any_door, x), zeros(any_door, 4 * n * h)
+    rows = upload(any_door, np.full((n, h), 7.0, np.float32))
+    ids = [5, 299, 0, 17, 17, 200]
+    state = make_state(any_door, text=text)
+
+    def build(p):
+        kern.layernorm_rows(p, x=xb, y=y, weight=refs["ln_w"], bias=refs["ln_b"], eps=1e-5, count=n)
+        kern.embed_rows(
+            p,
+            state=state,
+            text_ids=upload(any_door, np.array(ids, np.uint32)),
+            rows=rows,
+            embed=refs["embed"],
+            count=n,
+        )
+
+    submit(any_door, build)
+    want = np.stack([layer_norm(r, w["ln_w"], w["ln_b"]) for r in x.astype(np.float64)])
+    assert rel(download(any_door, y).reshape(n, h), want) < 2e-6
+    got = download(any_door, rows).reshape(n, h)
+    np.testing.assert_array_equal(got[:text], w["embed"][ids].astype(np.float32))
+    assert (got[text] == 7.0).all()  # the BOS row is condition.wgsl's
+    assert (got[text + 1 :] == 0).all()
+
+
+@pytest.mark.parametrize("kv_f16", [False, True])
+def test_rope_kv_rows_then_causal_prefill_attention(any_door, kv_f16):
+    rng = np.random.default_rng(8)
+    heads, head_dim, layers, layer, voice, n, text = 4, 16, 2, 0, 20, 10, 6
+    hidden = heads * head_dim
+    kern = ops.LmKernels(any_door, upload(any_door, np.zeros(4, np.uint32)))
+    prefix = rng.standard_normal((voice, 2, hidden)).astype(np.float32)
+    cache = np.zeros((voice + n + 5, layers, 2, hidden), np.float32)
+    cache[:voice, layer] = prefix
+    if kv_f16:
+        cache = cache.astype(np.float16)
+        prefix = cache[:voice, layer].astype(np.float32)
+    kv = upload(any_door, cache.reshape(-1).view(np.uint32))
+    qkv = rng.standard_normal((n, 3 * hidden)).astype(np.float32)
+    rope = upload(any_door, np.asarray(rope_table(voice + n + 5, head_dim), np.float32))
+    q, out, alignment = (
+        zeros(any_door, 4 * n * hidden),
+        zeros(any_door, 4 * n * hidden),
+        zeros(any_door, 4 * 16),
+    )
+    state = make_state(any_door, voice_rows=voice, text=text)
+    geometry = dict(layer=layer, layers=layers, heads=heads, head_dim=head_dim, kv_f16=kv_f16, count=n)
+
+    def build(p):
+        kern.rope_kv_rows(
+            p, state=state, qkv=upload(any_door, qkv), rope=rope, q=q, kv=kv, text=True, **geometry
+        )
+        kern.attention_prefill(
+            p,
+            state=state,
+            q=q,
+            kv=kv,
+            out=out,
+            alignment=alignment,
+            text=True,
+            max_keys=voice + n,
+            align=True,
+            align_head=1,
+            **geometry,
+        )
+
+    submit(any_door, build)
+    q64 = np.stack(
+        [rotate_pairs(r[:hidden].astype(np.float64), voice + i, head_dim) for i, r in enumerate(qkv)]
+    )
+    k64 = np.stack(
+        [
+            rotate_pairs(r[hidden : 2 * hidden].astype(np.float64), voice + i, head_dim)
+            for i, r in enumerate(qkv)
+        ]
+    )
+    v64 = qkv[:, 2 * hidden :].astype(np.float64)
+    bound = 2e-3 if kv_f16 else 2e-6
+    assert rel(download(any_door, q).reshape(n, hidden), q64) < 2e-6
+    got_cache = download(any_door, kv, np.uint32)
+    got_cache = (got_cache.view(np.float16) if kv_f16 else got_cache.view(np.float32)).reshape(cache.shape)
+    assert rel(got_cache[voice : voice + n, layer, 0], k64) < bound
+    assert rel(got_cache[voice : voice + n, layer, 1], v64) < bound
+    keys = np.concatenate([prefix[:, 0].astype(np.float64), k64])
+    values = np.concatenate([prefix[:, 1].astype(np.float64), v64])
+    if kv_f16:
+        keys, values = (
+            keys.astype(np.float16).astype(np.float64),
+            values.astype(np.float16).astype(np.float64),
+        )
+    want = np.zeros((n, hidden))
+    for i in range(n):
+        for h in range(heads):
+            sl = slice(h * head_dim, (h + 1) * head_dim)
+            s = keys[: voice + i + 1, sl] @ q64[i, sl] / math.sqrt(head_dim)
+            p = np.exp(s - s.max())
+            p /= p.sum()
+            want[i, sl] = p @ values[: voice + i + 1, sl]
+            if i == text and h == 1:
+                np.testing.assert_allclose(
+                    download(any_door, alignment, count=text), p[voice : voice + text], rtol=2e-5
+                )
+    assert rel(download(any_door, out).reshape(n, hidden), want) < 3e-6
+
+
+# ---------------------------------------------------------------------------------------------------
+# condition.wgsl, time_embedding.wgsl, step_end.wgsl
+# ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dd", [0.0, 0.6, -0.45, 2.5])
+def test_condition_vector_and_bos_row(door, dd):
+    rng = np.random.default_rng(9)
+    h, half, latent, text = 64, 64, 32, 5
+    blob, refs, w = make_blob(
+        door,
+        {
+            "ns_embed": (rng.standard_normal((32, 16)), "f16"),
+            "ns_proj": (rng.standard_normal((h, 16)) * 0.2, "f16"),
+            "dd_proj": (rng.standard_normal((h, 2 * half)) * 0.2, "q8"),
+            "in": (rng.standard_normal((h, latent)) * 0.2, "f16"),
+            "bos": (rng.standard_normal(latent), "f32"),
+        },
+    )
+    kern = ops.LmKernels(door, blob)
+    periods = (np.float32(10000.0) ** (np.arange(half, dtype=np.float32) / np.float32(half - 1))).astype(
+        np.float32
+    )
+    scaled = float(np.float32(dd * 1000.0))
+    state = make_state(door, dd=scaled, text=text, voice_rows=125)
+    cond, rows = zeros(door, 4 * h), zeros(door, 4 * 8 * h)
+    submit(
+        door,
+        lambda p: kern.condition(
+            p,
+            state=state,
+            cond=cond,
+            rows=rows,
+            speakers=1,
+            speaker_embed=refs["ns_embed"],
+            speaker_proj=refs["ns_proj"],
+            duration_proj=refs["dd_proj"],
+            input_linear=refs["in"],
+            bos=refs["bos"],
+            periods=[float(v) for v in periods],
+            hidden=h,
+        ),
+    )
+    phases = (np.float32(scaled) / periods).astype(np.float64)
+    e = np.concatenate([np.cos(phases), np.sin(phases)])
+    want = w["ns_proj"] @ w["ns_embed"][1] + w["dd_proj"] @ e
+    # The phases reach 1000 * |dd| radians, so the 1-2 ulp that WGSL's division may differ by (NVIDIA's
+    # does) move sin and cos by up to ~1e-4 absolute: the bound is looser than elsewhere.
+    bound = 2e-6 if dd == 0 else 2e-5
+    assert rel(download(door, cond), want) < bound
+    assert rel(download(door, rows).reshape(8, h)[text], w["in"] @ w["bos"] + want) < bound
+    words = download(door, state, np.uint32)
+    assert words[STATE["pos"]] == words[STATE["bos_pos"]] == 125 + text
+
+
+def test_time_embedding(door):
+    rng = np.random.default_rng(10)
+    f, freq = 64, 32
+    tensors = {}
+    for k in range(2):
+        tensors |= {
+            f"freqs{k}": (np.exp(-math.log(10000) * np.arange(freq // 2) / (freq // 2)), "f32"),
+            f"fc1_{k}": (rng.standard_normal((f, freq)) * 0.3, "f16"),
+            f"fc1b_{k}": (rng.standard_normal(f) * 0.1, "f16"),
+            f"fc2_{k}": (rng.standard_normal((f, f)) * 0.3, "q8" if k else "f16"),
+            f"fc2b_{k}": (rng.standard_normal(f) * 0.1, "f16"),
+            f"alpha{k}": (1 + 0.1 * rng.standard_normal(f), "f16"),
+        }
+    blob, refs, w = make_blob(door, tensors)
+    kern = ops.LmKernels(door, blob)
+    out = zeros(door, 4 * f)
+
+    def build(p):
+        for k, t in enumerate((0.0, 1.0)):
+            keys = ("freqs", "fc1", "fc1_bias", "fc2", "fc2_bias", "alpha")
+            names = (f"freqs{k}", f"fc1_{k}", f"fc1b_{k}", f"fc2_{k}", f"fc2b_{k}", f"alpha{k}")
+            kern.time_embedding(
+                p,
+                out=out,
+                t=t,
+                first=k == 0,
+                divisor=2.0 if k else 0.0,
+                eps=1e-5,
+                refs={key: refs[n] for key, n in zip(keys, names, strict=True)},
+            )
+
+    submit(door, build)
+    want = 0
+    for k, t in enumerate((0.0, 1.0)):
+        angles = t * w[f"freqs{k}"]
+        hdn = w[f"fc2_{k}"] @ silu(
+            w[f"fc1_{k}"] @ np.concatenate([np.cos(angles), np.sin(angles)]) + w[f"fc1b_{k}"]
+        )
+        hdn = hdn + w[f"fc2b_{k}"]
+        want = want + w[f"alpha{k}"] * hdn / np.sqrt((hdn**2).mean() + 1e-5)
+    assert rel(download(door, out), want / 2) < 2e-6
+
+
+@pytest.mark.parametrize("kind", ["q8", "f16"])
+def test_step_end_latent_next_row_and_advance(any_door, kind):
+    rng = np.random.default_rng(11)
+    f, latent, h = 512, 32, 64
+    blob, refs, w = make_blob(
+        any_door,
+        {
+            "lin": (rng.standard_normal((latent, f)) * 0.1, kind),
+            "lin_b": (rng.standard_normal(latent) * 0.1, "f16"),
+            "mean": (rng.standard_normal(latent), "f32"),
+            "std": (0.5 + rng.random(latent), "f32"),
+            "in": (rng.standard_normal((h, latent)) * 0.2, "f16"),
+        },
+    )
+    kern = ops.LmKernels(any_door, blob)
+    fx = rng.standard_normal(f).astype(np.float32)
+    mods = (rng.standard_normal(2 * f + 3) * 0.5).astype(np.float32)
+    cond = rng.standard_normal(h).astype(np.float32)
+    io = np.concatenate([rng.standard_normal(latent), np.zeros(latent)]).astype(np.float32)
+    iob, latents, x = upload(any_door, io), zeros(any_door, 4 * 8 * latent), zeros(any_door, 4 * h)
+    state = make_state(any_door, frames=4, pos=200, budget=5)
+    submit(
+        any_door,
+        lambda p: kern.step_end(
+            p,
+            state=state,
+            flow_x=upload(any_door, fx),
+            mods=upload(any_door, mods),
+            cond=upload(any_door, cond),
+            flow_io=iob,
+            latents=latents,
+            x=x,
+            eps=1e-6,
+            mod_shift=3,
+            mod_scale=3 + f,
+            linear=refs["lin"],
+            linear_bias=refs["lin_b"],
+            mean=refs["mean"],
+            std=refs["std"],
+            input_linear=refs["in"],
+            hidden=h,
+        ),
+    )
+    m = mods.astype(np.float64)
+    xs = layer_norm(fx.astype(np.float64), eps=1e-6) * (1 + m[3 + f : 3 + 2 * f]) + m[3 : 3 + f]
+    z = io[:latent] + w["lin"] @ xs + w["lin_b"]
+    got = download(any_door, latents).reshape(8, latent)
+    assert rel(got[4], z * w["std"] + w["mean"]) < 2e-6 and not np.delete(got, 4, axis=0).any()
+    assert rel(download(any_door, iob)[latent:], z) < 2e-6
+    assert rel(download(any_door, x), w["in"] @ z + cond) < 2e-6
+    words = download(any_door, state, np.uint32)
+    assert (words[STATE["frames"]], words[STATE["pos"]], words[STATE["end"]]) == (5, 201, 5)  # end = budget
+    # past the end it does nothing
+    submit(
+        any_door,
+        lambda p: kern.step_end(
+            p,
+            state=state,
+            flow_x=upload(any_door, fx),
+            mods=upload(any_door, mods),
+            cond=upload(any_door, cond),
+            flow_io=iob,
+            latents=latents,
+            x=x,
+            eps=1e-6,
+            mod_shift=3,
+            mod_scale=3 + f,
+            linear=refs["lin"],
+            linear_bias=refs["lin_b"],
+            mean=refs["mean"],
+            std=refs["std"],
+            input_linear=refs["in"],
+            hidden=h,
+        ),
+    )
+    assert (download(any_door, state, np.uint32)[:3] == words[:3]).all()

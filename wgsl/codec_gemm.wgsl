@@ -1,0 +1,403 @@
+// The codec decoder's matrix products: its linear layers, convolutions and transposed convolutions,
+// each as one tiled GEMM that gathers its inputs and never scatters.
+//
+//   out[m][n] = epilogue( sum_k A[m][k] * B[n][k] )
+//
+// A is read from `x` (rows of activations, `x_ld` values each), B from the weights blob in the
+// checkpoint's own layout:
+//   * linear (GATHER false): A[m][k] = x[x_row0 + m][k], B = W[n][k] (nn.Linear, or a 1-tap conv).
+//     With LN, A's rows are LayerNorm'ed as they load (the stats come from a prologue).
+//   * conv (GATHER true): K = in x taps with k = i * taps + t, A[m][k] = x[x_row0 + m + t * dil][i] and
+//     B = W[n][k], the Conv1d weight [out][in][taps] as it is stored. `x` holds the stage's left
+//     context in its first rows, so output row m reads input rows m .. m + (taps - 1) * dil.
+//   * transposed conv (TRANSPOSED, kernel 2s, stride s): one GEMM per output phase (workgroup z):
+//     out[s*m + phase][o] = sum_i x[m][i] W[i][o][phase + s] + x[m + 1][i] W[i][o][phase], i.e. the conv
+//     gather with 2 taps (t = 0 the previous input row, kept as context, t = 1 the current one) and B
+//     read from the ConvTranspose1d weight [in][out][2s] at tap phase + s * (1 - t).
+// GELU_TANH picks the tanh approximation for EPI_GELU (Pocket TTS's codec uses the exact one).
+// ELU_A applies ELU to A as it loads (every SEANet conv but the first reads ELU of its input).
+//
+// Tiles of 64 x 64 outputs, 256 threads with 4 x 4 each, K in steps of 32 with A and B in workgroup
+// memory as vec4 along K (2 x 8 KiB). Every thread writes whole vec4s of the tiles: WGSL may store a
+// whole vector when one component is written, so threads must never share a vec4 they each fill in part.
+//
+// Split-K (SPLIT): workgroup z = split * phases + phase covers K in [split * k_split, ...) and writes
+// its raw sums to `y` as partials [split][phase][rows][cols]; the `reduce` entry point then adds the
+// splits in order and applies the epilogue. The split count of a layer never depends on the chunk's
+// size, so every element is summed in the same order whatever the chunk schedule: the decode is bit
+// for bit the same for chunks of 1, 2, 4 or 8 frames.
+
+const EPI_STORE: u32 = 0u;     // y = acc + bias
+const EPI_GELU: u32 = 1u;      // y = gelu(acc + bias)
+const EPI_SCALED: u32 = 2u;    // y += vec[n] * (acc + bias): the transformer's residual with its layer scale
+const EPI_RESIDUAL: u32 = 3u;  // y = r[r_row0 + m][n] + (acc + bias): the SEANet residual block
+const EPI_QKV: u32 = 4u;       // q (rotated) to y; k (rotated) and v into the key/value ring
+
+const NO_TENSOR: u32 = 3u;     // a kind code meaning "no such tensor" (no bias, no scale)
+
+struct Params {
+    rows: u32,           // M: output rows (input rows of a transposed conv) of this chunk
+    cols: u32,           // N
+    depth: u32,          // K
+    k_split: u32,        // K per split (a multiple of 32; >= depth without split-K)
+    splits: u32,
+    taps: u32,
+    dil: u32,
+    x_ld: u32,
+    x_row0: u32,
+    w_word: u32,
+    w_scales: u32,
+    w_cols: u32,         // the stored row length of W (values)
+    w_padded: u32,       // q8: the padded row length
+    phases: u32,         // transposed conv: the stride s; 1 otherwise
+    y_ld: u32,
+    y_row0: u32,
+    y_step: u32,         // output row of (m, phase) = y_row0 + m * y_step + phase
+    bias_kind: u32,
+    bias_word: u32,
+    vec_kind: u32,
+    vec_word: u32,
+    ln_kind: u32,
+    ln_w: u32,
+    ln_b: u32,
+    eps: f32,
+    r_ld: u32,
+    r_row0: u32,
+    rows_per_frame: u32, // positions: row m of the chunk is at rows_per_frame * start + m
+    hidden: u32,
+    head_dim: u32,
+    ring_size: u32,
+    ring_k: u32,         // word offsets of this layer's keys and values in `ring`
+    ring_v: u32,
+    frame_word: u32,
+    end_word: u32,
+    avail_word: u32,
+    inv_freq: array<vec4<f32>, 16>,  // RoPE inverse frequencies (EPI_QKV)
+}
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read> weights: array<u32>;
+@group(0) @binding(2) var<storage, read> x: array<f32>;
+@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+@group(0) @binding(4) var<storage, read> r: array<f32>;
+@group(0) @binding(5) var<storage, read_write> ring: array<f32>;
+@group(0) @binding(6) var<storage, read> state: array<u32>;
+
+var<workgroup> a_tile: array<vec4<f32>, 512>;  // [64 rows][8 vec4 of K]
+var<workgroup> b_tile: array<vec4<f32>, 512>;  // [64 cols][8 vec4 of K]
+
+fn act(v: f32) -> f32 {
+    if (ELU_A) {
+        return elu(v);
+    }
+    return v;
+}
+
+// One value of A (row < rows): kc < kend is checked by the caller.
+fn a_value(row: u32, kc: u32, mean: f32, rstd: f32) -> f32 {
+    var v: f32;
+    if (GATHER) {
+        let i = kc / p.taps;
+        let t = kc - i * p.taps;
+        v = x[(p.x_row0 + row + t * p.dil) * p.x_ld + i];
+    } else {
+        v = x[(p.x_row0 + row) * p.x_ld + kc];
+        if (LN) {
+            v = (v - mean) * rstd * vector_at(p.ln_kind, p.ln_w, kc) + vector_at(p.ln_kind, p.ln_b, kc);
+        }
+    }
+    return act(v);
+}
+
+// Four values of A's row `row` from k on (zero past the rows or past kend). Built from scalars, with
+// no dynamic index into a vector, so that no compiler has to keep it in memory.
+fn load_a(row: u32, k: u32, kend: u32, mean: f32, rstd: f32) -> vec4<f32> {
+    if (row >= p.rows) {
+        return vec4<f32>(0.0);
+    }
+    if (k + 4u <= kend) {
+        return vec4<f32>(
+            a_value(row, k, mean, rstd),
+            a_value(row, k + 1u, mean, rstd),
+            a_value(row, k + 2u, mean, rstd),
+            a_value(row, k + 3u, mean, rstd),
+        );
+    }
+    var out = vec4<f32>(0.0);
+    if (k < kend) {
+        out.x = a_value(row, k, mean, rstd);
+    }
+    if (k + 1u < kend) {
+        out.y = a_value(row, k + 1u, mean, rstd);
+    }
+    if (k + 2u < kend) {
+        out.z = a_value(row, k + 2u, mean, rstd);
+    }
+    return out;
+}
+
+// One value of B (col < cols, kc < kend).
+fn b_value(col: u32, kc: u32, phase: u32) -> f32 {
+    if (TRANSPOSED) {
+        let stride = p.phases;
+        let tap = phase + stride * (1u - (kc & 1u));
+        return weight_at(WKIND, p.w_word, p.w_scales, p.w_cols, p.w_padded, kc / 2u, col * 2u * stride + tap);
+    }
+    return weight_at(WKIND, p.w_word, p.w_scales, p.w_cols, p.w_padded, col, kc);
+}
+
+// Four values of B's column `col` (an output channel) from k on.
+fn load_b(col: u32, k: u32, kend: u32, phase: u32) -> vec4<f32> {
+    if (col >= p.cols) {
+        return vec4<f32>(0.0);
+    }
+    if (WKIND == KIND_Q8 && !TRANSPOSED) {
+        // Rows are zero-padded to a multiple of 32 and K tiles never pass the padding; A is zero past K.
+        let word = weights[p.w_word + col * (p.w_padded / 4u) + k / 4u];
+        return vec4<f32>(unpack4xI8(word)) * q8_scale(p.w_scales, col, p.w_padded, k / 32u);
+    }
+    if (k + 4u <= kend) {
+        return vec4<f32>(b_value(col, k, phase), b_value(col, k + 1u, phase), b_value(col, k + 2u, phase),
+                         b_value(col, k + 3u, phase));
+    }
+    var out = vec4<f32>(0.0);
+    if (k < kend) {
+        out.x = b_value(col, k, phase);
+    }
+    if (k + 1u < kend) {
+        out.y = b_value(col, k + 1u, phase);
+    }
+    if (k + 2u < kend) {
+        out.z = b_value(col, k + 2u, phase);
+    }
+    return out;
+}
+
+fn rotate(pair: vec2<f32>, pos: u32, j: u32) -> vec2<f32> {
+    let sc = sin_cos(f32(pos) * p.inv_freq[j / 4u][j % 4u]);
+    return vec2<f32>(pair.x * sc.y - pair.y * sc.x, pair.y * sc.y + pair.x * sc.x);
+}
+
+fn with_bias(v: f32, col: u32) -> f32 {
+    if (p.bias_kind != NO_TENSOR) {
+        return v + vector_at(p.bias_kind, p.bias_word, col);
+    }
+    return v;
+}
+
+// One output of the QKV product: q to y, k and v into the ring at the row's position.
+fn store_qkv_one(m: u32, col: u32, v: f32, slot: u32) {
+    let hidden = p.hidden;
+    if (col < hidden) {
+        y[m * p.y_ld + col] = v;
+    } else if (col < 2u * hidden) {
+        ring[p.ring_k + slot * hidden + col - hidden] = v;
+    } else if (col < 3u * hidden) {
+        ring[p.ring_v + slot * hidden + col - 2u * hidden] = v;
+    }
+}
+
+// q, k and v of one row, four columns from n (n % 4 == 0). The checkpoint keeps q and k rows as
+// interleaved rotary pairs (2j, 2j + 1), so each pair lies inside one thread's four columns. Queries
+// and keys stay in that order: their dot products do not depend on it.
+fn store_qkv(m: u32, n: u32, acc: vec4<f32>, start: u32) {
+    let pos = p.rows_per_frame * start + m;
+    var v = vec4<f32>(with_bias(acc.x, n), with_bias(acc.y, n + 1u), with_bias(acc.z, n + 2u),
+                      with_bias(acc.w, n + 3u));
+    if (n < 2u * p.hidden) {
+        let j = (n % p.head_dim) / 2u;
+        v = vec4<f32>(rotate(v.xy, pos, j), rotate(v.zw, pos, j + 1u));
+    }
+    let slot = pos % p.ring_size;
+    store_qkv_one(m, n, v.x, slot);
+    store_qkv_one(m, n + 1u, v.y, slot);
+    store_qkv_one(m, n + 2u, v.z, slot);
+    store_qkv_one(m, n + 3u, v.w, slot);
+}
+
+// The epilogue of one output (row m < rows of the chunk, column col).
+fn finish_one(m: u32, col: u32, phase: u32, acc: f32) {
+    if (col >= p.cols) {
+        return;
+    }
+    let at = (p.y_row0 + m * p.y_step + phase) * p.y_ld + col;
+    var out = with_bias(acc, col);
+    if (EPI == EPI_GELU) {
+        if (GELU_TANH) {
+            out = gelu_tanh(out);
+        } else {
+            out = gelu_erf(out);
+        }
+    } else if (EPI == EPI_SCALED) {
+        out = y[at] + vector_at(p.vec_kind, p.vec_word, col) * out;
+    } else if (EPI == EPI_RESIDUAL) {
+        out = r[(p.r_row0 + m) * p.r_ld + col] + out;
+    }
+    y[at] = out;
+}
+
+// The epilogue of four columns from n of output row m (m < rows).
+fn finish(m: u32, n: u32, phase: u32, acc: vec4<f32>, start: u32) {
+    if (EPI == EPI_QKV) {
+        store_qkv(m, n, acc, start);
+        return;
+    }
+    finish_one(m, n, phase, acc.x);
+    finish_one(m, n + 1u, phase, acc.y);
+    finish_one(m, n + 2u, phase, acc.z);
+    finish_one(m, n + 3u, phase, acc.w);
+}
+
+@compute @workgroup_size(16, 16, 1)
+fn main(
+    @builtin(workgroup_id) wg: vec3<u32>,
+    @builtin(local_invocation_id) li: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+) {
+    let start = chunk_start();
+    if (past_end(start)) {
+        return;
+    }
+    let phase = wg.z % p.phases;
+    let split = wg.z / p.phases;
+    let m0 = wg.y * 64u;
+    let n0 = wg.x * 64u;
+    let kbeg = split * p.k_split;
+    let kend = min(p.depth, kbeg + p.k_split);
+
+    // LayerNorm statistics of the two rows this thread loads (lid / 8 and lid / 8 + 32) in one pass:
+    // sums of d and d * d with d = x - x[row][0] (shifting by a value of the row keeps the one-pass
+    // variance accurate when the mean is large). The 8 threads of each row pair sum interleaved
+    // quarters (LN needs depth % 4 == 0), then each adds the 8 parts in the same order.
+    var mean = vec2<f32>(0.0);
+    var rstd = vec2<f32>(0.0);
+    if (LN) {
+        let pair = lid / 8u;
+        let part = lid % 8u;
+        let base0 = (p.x_row0 + m0 + pair) * p.x_ld;
+        let base1 = base0 + 32u * p.x_ld;
+        let live0 = m0 + pair < p.rows;
+        let live1 = m0 + pair + 32u < p.rows;
+        var pivot = vec2<f32>(0.0);
+        if (live0) {
+            pivot.x = x[base0];
+        }
+        if (live1) {
+            pivot.y = x[base1];
+        }
+        var sums = vec4<f32>(0.0);  // (sum d, sum d^2) of row 0, then of row 1
+        for (var k = part * 4u; k < p.depth; k += 32u) {
+            var d0 = vec4<f32>(0.0);
+            var d1 = vec4<f32>(0.0);
+            if (live0) {
+                d0 = vec4<f32>(x[base0 + k], x[base0 + k + 1u], x[base0 + k + 2u], x[base0 + k + 3u]) - pivot.x;
+            }
+            if (live1) {
+                d1 = vec4<f32>(x[base1 + k], x[base1 + k + 1u], x[base1 + k + 2u], x[base1 + k + 3u]) - pivot.y;
+            }
+            sums += vec4<f32>(d0.x + d0.y + d0.z + d0.w, dot(d0, d0), d1.x + d1.y + d1.z + d1.w, dot(d1, d1));
+        }
+        a_tile[lid] = sums;
+        workgroupBarrier();
+        var total = vec4<f32>(0.0);
+        for (var q = 0u; q < 8u; q++) {
+            total += a_tile[pair * 8u + q];
+        }
+        let n = f32(p.depth);
+        let shift = vec2<f32>(total.x, total.z) / n;
+        mean = pivot + shift;
+        let variance = max(vec2<f32>(total.y, total.w) / n - shift * shift, vec2<f32>(0.0));
+        rstd = 1.0 / sqrt(variance + p.eps);
+        workgroupBarrier();
+    }
+
+    var acc0 = vec4<f32>(0.0);
+    var acc1 = vec4<f32>(0.0);
+    var acc2 = vec4<f32>(0.0);
+    var acc3 = vec4<f32>(0.0);
+    let row = m0 + lid / 8u;  // the A rows this thread loads: row and row + 32
+    let col = n0 + lid / 8u;  // the B columns: col and col + 32
+    let quad = (lid % 8u) * 4u;
+    let a0 = (li.y * 4u) * 8u;
+    let b0 = (li.x * 4u) * 8u;
+    for (var k0 = kbeg; k0 < kend; k0 += 32u) {
+        a_tile[lid] = load_a(row, k0 + quad, kend, mean.x, rstd.x);
+        a_tile[lid + 256u] = load_a(row + 32u, k0 + quad, kend, mean.y, rstd.y);
+        b_tile[lid] = load_b(col, k0 + quad, kend, phase);
+        b_tile[lid + 256u] = load_b(col + 32u, k0 + quad, kend, phase);
+        workgroupBarrier();
+        for (var kk = 0u; kk < 8u; kk++) {
+            let w0 = b_tile[b0 + kk];
+            let w1 = b_tile[b0 + 8u + kk];
+            let w2 = b_tile[b0 + 16u + kk];
+            let w3 = b_tile[b0 + 24u + kk];
+            let x0 = a_tile[a0 + kk];
+            let x1 = a_tile[a0 + 8u + kk];
+            let x2 = a_tile[a0 + 16u + kk];
+            let x3 = a_tile[a0 + 24u + kk];
+            acc0 += vec4<f32>(dot(x0, w0), dot(x0, w1), dot(x0, w2), dot(x0, w3));
+            acc1 += vec4<f32>(dot(x1, w0), dot(x1, w1), dot(x1, w2), dot(x1, w3));
+            acc2 += vec4<f32>(dot(x2, w0), dot(x2, w1), dot(x2, w2), dot(x2, w3));
+            acc3 += vec4<f32>(dot(x3, w0), dot(x3, w1), dot(x3, w2), dot(x3, w3));
+        }
+        workgroupBarrier();
+    }
+
+    let n = n0 + li.x * 4u;
+    if (n >= p.cols) {
+        return;
+    }
+    let m = m0 + li.y * 4u;
+    store(m, n, phase, split, acc0, start);
+    store(m + 1u, n, phase, split, acc1, start);
+    store(m + 2u, n, phase, split, acc2, start);
+    store(m + 3u, n, phase, split, acc3, start);
+}
+
+// A thread's result for four columns of row m: split-K partials, or the epilogue.
+fn store(m: u32, n: u32, phase: u32, split: u32, acc: vec4<f32>, start: u32) {
+    if (m >= p.rows) {
+        return;
+    }
+    if (SPLIT) {
+        let base = ((split * p.phases + phase) * p.rows + m) * p.cols + n;
+        y[base] = acc.x;
+        if (n + 1u < p.cols) {
+            y[base + 1u] = acc.y;
+        }
+        if (n + 2u < p.cols) {
+            y[base + 2u] = acc.z;
+        }
+        if (n + 3u < p.cols) {
+            y[base + 3u] = acc.w;
+        }
+    } else {
+        finish(m, n, phase, acc, start);
+    }
+}
+
+// Split-K: add the partials (bound as `x`) of each output in split order, then the epilogue.
+// One thread per four columns of a row; workgroup z is the phase.
+@compute @workgroup_size(256, 1, 1)
+fn reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) wg: vec3<u32>) {
+    let start = chunk_start();
+    if (past_end(start)) {
+        return;
+    }
+    let quads = (p.cols + 3u) / 4u;
+    let m = gid.x / quads;
+    let n = (gid.x % quads) * 4u;
+    if (m >= p.rows) {
+        return;
+    }
+    let phase = wg.z;
+    var v = vec4<f32>(0.0);
+    let last = p.cols - 1u;
+    for (var s = 0u; s < p.splits; s++) {
+        let base = ((s * p.phases + phase) * p.rows + m) * p.cols;
+        // columns past the end read the row's last value; their outputs are never stored
+        v += vec4<f32>(x[base + n], x[base + min(n + 1u, last)], x[base + min(n + 2u, last)],
+                       x[base + min(n + 3u, last)]);
+    }
+    finish(m, n, phase, v, start);
+}

@@ -1,0 +1,101 @@
+// out = a W^T for many rows (the prefill): a is rows x K (f32), W is M x K in the weights (KIND),
+// out is rows x M. 64 x 64 output tiles, K in steps of 16 through workgroup memory (8 KiB), each
+// invocation 4 x 4 outputs. Constants: KIND, EPILOGUE (0 store, 1 exact GELU, 2 add to out).
+
+const WG_SIZE: u32 = 256u;
+const TILE: u32 = 64u;
+const STEP: u32 = 16u;
+
+struct Params {
+    rows: u32, cols: u32, k: u32, word: u32,
+    scales: u32, padded: u32, has_bias: u32, bias_kind: u32,
+    bias: u32, _pad0: u32, _pad1: u32, _pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> weights: array<u32>;
+@group(0) @binding(2) var<storage, read> a: array<f32>;
+@group(0) @binding(3) var<storage, read_write> out: array<f32>;
+
+var<workgroup> a_tile: array<f32, STEP * TILE>;  // [k][row]
+var<workgroup> w_tile: array<f32, STEP * TILE>;  // [k][col]
+
+// Four consecutive values of weight row `col` from column k (k a multiple of 4).
+fn weights4(col: u32, k: u32) -> vec4<f32> {
+    if (KIND == KIND_Q8) {
+        let word = params.word + col * (params.padded / 4u) + k / 4u;
+        return vec4<f32>(unpack4xI8(weights[word])) * q8_scale(params.scales, col, params.padded, k / 32u);
+    }
+    if (KIND == KIND_F16) {
+        let word = params.word + (col * params.k + k) / 2u;
+        return vec4<f32>(unpack2x16float(weights[word]), unpack2x16float(weights[word + 1u]));
+    }
+    let word = params.word + col * params.k + k;
+    return vec4<f32>(bitcast<f32>(weights[word]), bitcast<f32>(weights[word + 1u]),
+                     bitcast<f32>(weights[word + 2u]), bitcast<f32>(weights[word + 3u]));
+}
+
+fn store(r: u32, c0: u32, acc: vec4<f32>) {
+    if (r >= params.rows) { return; }
+    for (var j = 0u; j < 4u; j++) {
+        let c = c0 + 16u * j;
+        if (c >= params.cols) { continue; }
+        var v = acc[j];
+        if (params.has_bias != 0u) { v += vector_at(params.bias_kind, params.bias, c); }
+        let o = r * params.cols + c;
+        if (EPILOGUE == 1u) { v = gelu(v); }
+        if (EPILOGUE == 2u) { v += out[o]; }
+        out[o] = v;
+    }
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+    let row0 = wg.y * TILE;
+    let col0 = wg.x * TILE;
+    let tx = lid % 16u;
+    let ty = lid / 16u;
+    let load_row = lid / 4u;
+    let load_k = (lid % 4u) * 4u;
+    // rows ty + 16 i (i = 0..3) x columns tx + 16 j (the vector's components): four vec4 accumulators,
+    // no dynamically indexed private array (which compilers put in slow local memory)
+    var acc0 = vec4<f32>(0.0);
+    var acc1 = vec4<f32>(0.0);
+    var acc2 = vec4<f32>(0.0);
+    var acc3 = vec4<f32>(0.0);
+
+    for (var k0 = 0u; k0 < params.k; k0 += STEP) {
+        let r = row0 + load_row;
+        var va = vec4<f32>(0.0);
+        if (r < params.rows) {
+            let i = r * params.k + k0 + load_k;
+            va = vec4<f32>(a[i], a[i + 1u], a[i + 2u], a[i + 3u]);
+        }
+        let c = col0 + load_row;
+        var vw = vec4<f32>(0.0);
+        if (c < params.cols) { vw = weights4(c, k0 + load_k); }
+        a_tile[load_k * TILE + load_row] = va.x;
+        a_tile[(load_k + 1u) * TILE + load_row] = va.y;
+        a_tile[(load_k + 2u) * TILE + load_row] = va.z;
+        a_tile[(load_k + 3u) * TILE + load_row] = va.w;
+        w_tile[load_k * TILE + load_row] = vw.x;
+        w_tile[(load_k + 1u) * TILE + load_row] = vw.y;
+        w_tile[(load_k + 2u) * TILE + load_row] = vw.z;
+        w_tile[(load_k + 3u) * TILE + load_row] = vw.w;
+        workgroupBarrier();
+        for (var kk = 0u; kk < STEP; kk++) {
+            let base = kk * TILE;
+            let wv = vec4<f32>(w_tile[base + tx], w_tile[base + tx + 16u], w_tile[base + tx + 32u], w_tile[base + tx + 48u]);
+            acc0 += a_tile[base + ty] * wv;
+            acc1 += a_tile[base + ty + 16u] * wv;
+            acc2 += a_tile[base + ty + 32u] * wv;
+            acc3 += a_tile[base + ty + 48u] * wv;
+        }
+        workgroupBarrier();
+    }
+
+    store(row0 + ty, col0 + tx, acc0);
+    store(row0 + ty + 16u, col0 + tx, acc1);
+    store(row0 + ty + 32u, col0 + tx, acc2);
+    store(row0 + ty + 48u, col0 + tx, acc3);
+}
