@@ -24,54 +24,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
-def mel_filterbank(sample_rate: int, n_fft: int, bands: int) -> np.ndarray:
-    """Triangular filters on the HTK mel scale, [bands, n_fft // 2 + 1]."""
-
-    def mel(f):
-        return 2595.0 * np.log10(1.0 + f / 700.0)
-
-    def hz(m):
-        return 700.0 * (10.0 ** (m / 2595.0) - 1.0)
-
-    edges = hz(np.linspace(mel(0.0), mel(sample_rate / 2), bands + 2))
-    bins = np.linspace(0, sample_rate / 2, n_fft // 2 + 1)
-    filters = np.zeros((bands, bins.size))
-    for b in range(bands):
-        lo, mid, hi = edges[b : b + 3]
-        rising = (bins - lo) / (mid - lo)
-        falling = (hi - bins) / (hi - mid)
-        filters[b] = np.clip(np.minimum(rising, falling), 0.0, None)
-    return filters
-
-
-def log_mel(audio: np.ndarray, sample_rate: int = 24000, n_fft: int = 1024, hop: int = 256) -> np.ndarray:
-    """Log-mel power in dB, floored 80 dB below the loudest cell, [frames, 80]."""
-    if audio.size < n_fft:
-        audio = np.pad(audio, (0, n_fft - audio.size))
-    window = np.hanning(n_fft)
-    count = 1 + (audio.size - n_fft) // hop
-    frames = np.stack([audio[i * hop : i * hop + n_fft] * window for i in range(count)])
-    power = np.abs(np.fft.rfft(frames, axis=1)) ** 2
-    mel = power @ mel_filterbank(sample_rate, n_fft, 80).T
-    db = 10.0 * np.log10(np.maximum(mel, 1e-12))
-    return np.maximum(db, db.max() - 80.0)
-
-
-def compare(a: np.ndarray, b: np.ndarray) -> dict:
-    n = min(a.size, b.size)
-    a, b = a[:n].astype(np.float64), b[:n].astype(np.float64)
-    correlation = float(np.corrcoef(a, b)[0, 1]) if n > 1 and a.std() > 0 and b.std() > 0 else 0.0
-    return {"log_mel_db": float(np.abs(log_mel(a) - log_mel(b)).mean()), "correlation": correlation}
-
-
-def fade_in(audio: np.ndarray, samples: int) -> np.ndarray:
-    """The reference processor's linear fade-in of a take's first samples."""
-    out = audio.copy()
-    n = min(samples, out.size)
-    out[:n] *= np.arange(n) / samples
-    return out
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--checkpoint", type=Path, help="checkpoint folder (default: full-size synthetic)")
@@ -82,16 +34,14 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
 
-    import torch
-
     import build_weights
     from phonon_web.engine import Engine
     from phonon_web.files import ModelFiles
     from phonon_web.gpu.door import run_sync
     from phonon_web.gpu.native import NativeDoor
-    from phonon_web.lm import noise
+    from tests.reference.audio_metrics import compare
     from tests.reference.checkpoint import load_reference, write_checkpoint
-    from tests.reference.lm_loop import run_reference
+    from tests.reference.takes import reference_take
 
     checkpoint = args.checkpoint
     if checkpoint is None:
@@ -107,26 +57,6 @@ def main() -> int:
     door = NativeDoor()
     engine = Engine(door, files)
     ref = load_reference(checkpoint)
-    generation = files.manifest.generation_config or {}
-    temperature = float(generation.get("temperature", 0.3))
-    align_layer, align_head = engine.lm.align_layer, engine.lm.align_head
-    fade = engine.codec.fade_samples
-
-    def reference_take(voice: str, ids: list[int], words: int, seed: int):
-        take = run_reference(
-            ref.lm,
-            ref.voices[voice],
-            ids,
-            lambda frame: np.asarray(noise(seed, frame, temperature), dtype=np.float32),
-            frames_after_eos=engine.lm.frames_after_eos_for(words),
-            min_frames=int(generation.get("min_frames_before_eos", 6)),
-            eos_threshold=float(generation.get("eos_threshold", -4.0)),
-            align_layer=align_layer,
-            align_head=align_head,
-        )
-        with torch.no_grad():
-            audio = ref.codec.decode(torch.from_numpy(take.audio_latents)[None].float()).audio_values
-        return take.frames, fade_in(audio.reshape(-1).numpy(), fade)
 
     rows = []
     started = time.perf_counter()
@@ -135,8 +65,10 @@ def main() -> int:
             (take,) = engine.prepare(text)  # every benchmark phrase is one part
             speech = run_sync(engine.speak(text, voice=voice, seed=args.seed))
             audio = np.frombuffer(speech.audio.tobytes(), dtype=np.float32)
-            ref_frames, ref_audio = reference_take(voice, take.ids, take.words, args.seed)
-            other_frames, other_audio = reference_take(voice, take.ids, take.words, args.seed + 1000)
+            ref_frames, ref_audio = reference_take(ref, engine, voice, take.ids, take.words, args.seed)
+            other_frames, other_audio = reference_take(
+                ref, engine, voice, take.ids, take.words, args.seed + 1000
+            )
             row = {
                 "voice": voice,
                 "phrase": number,

@@ -228,8 +228,10 @@ class Engine:
                 submit = [(lm.start(voice), 1), (self.codec.reset, 1), *submit]
             door.submit(submit)
             pending.append(index)
-            # first audio as early as possible: read chunk 0 once chunk 1 is queued behind it
-            while pending and (len(pending) > self.lag or (pending[0] == 0 and index >= 1)):
+            # First audio as early as possible: read chunk 0 once chunk 1 is queued behind it, or at
+            # once where a read waits for all submitted work (wgpu-native) rather than its own.
+            first_ready = index >= 1 or door.read_waits_for_all_work
+            while pending and (len(pending) > self.lag or (pending[0] == 0 and first_ready)):
                 end, done = await self._collect(pending.pop(0), samples, on_audio, speech, began)
                 if done:
                     break

@@ -68,6 +68,10 @@ class Door:
     """What the engine needs from a GPU. Subclasses fill in the methods that raise NotImplementedError."""
 
     name = "abstract"
+    # True where `read` waits for everything submitted so far, not only the work the buffer needs
+    # (wgpu-native polls the device to the last submission); the loop then reads its first chunk
+    # before queueing the next one, for the earliest first audio.
+    read_waits_for_all_work = False
 
     def __init__(self):
         self.created: Counter[str] = Counter()  # "buffer", "bind_group", "pipeline", "bytes"

@@ -21,6 +21,7 @@ _LIMITS_FROM_ADAPTER = ("max-storage-buffer-binding-size", "max-buffer-size")
 
 class NativeDoor(Door):
     name = "wgpu-py"
+    read_waits_for_all_work = True
 
     def __init__(self, adapter=None, *, want_subgroups: bool = True):
         super().__init__()
