@@ -29,8 +29,8 @@ from .timing import Timed, align
 from .tokenizer import Tokenizer
 from .weights import Weights
 
-FIRST_CHUNKS = (1, 2, 4)  # frames of the first chunks: the first audio comes after one frame
-CHUNK_FRAMES = 8  # then every chunk has this many: fewer submits and readbacks
+FIRST_CHUNKS = (1, 2, 4, 8)  # frames of the first chunks: the first audio comes after one frame
+CHUNK_FRAMES = 16  # then every chunk has this many: fewer submits, readbacks and codec passes
 STAGING_SLOTS = 4  # readback buffers in the ring: more than the submits in flight
 STATE_BYTES = 4 * STATE_WORDS
 
@@ -229,8 +229,8 @@ class Engine:
             door.submit(submit)
             pending.append(index)
             # First audio as early as possible: read chunk 0 once chunk 1 is queued behind it, or at
-            # once where a read waits for all submitted work (wgpu-native) rather than its own.
-            first_ready = index >= 1 or door.read_waits_for_all_work
+            # once where the door says that is faster (see Door.read_first_chunk_at_once).
+            first_ready = index >= 1 or door.read_first_chunk_at_once
             while pending and (len(pending) > self.lag or (pending[0] == 0 and first_ready)):
                 end, done = await self._collect(pending.pop(0), samples, on_audio, speech, began)
                 if done:

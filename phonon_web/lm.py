@@ -23,6 +23,19 @@ The step (backbone first, skipped for frame 0 whose hidden state comes from the 
         [all adaLN modulations of the flow head] (one GEMV), [noise + input_proj],
         per flow block: [adaLN + fc1 + SiLU], [fc2 + gated residual],
         [final layer, z = noise + v, latent, next input row, state advance] (step_end.wgsl).
+  = 5 x layers + 2 x flow blocks + 4 dispatches (46 at full size). The text prefill is
+  8 x layers + 3 dispatches (51) after 3 copies; a voice prefill 8 x layers + 1.
+
+The checkpoint's layout is used as stored (build_weights.py needs no LM rules): q and k keep their
+interleaved RoPE pairs (2j, 2j + 1), which the QKV epilogue rotates as neighbouring rows, and attention
+scores do not depend on the order of a head's dimensions; matrices that share an input (cond_embed and
+out_eos, the adaLN modulations) are segments of one GEMV; the flow head's constant time embedding is
+computed once at load (time_embedding.wgsl).
+
+Use, per take: write_request(...), then submit start(voice) and steps. Queue writes are ordered with
+submits, so the next write_request may come before the GPU has finished this take; but read this take's
+`latents`, `eos_logits` and `alignment` (e.g. copies into staging buffers in the same or a later submit)
+before the next start runs, since it reuses them.
 
 The buffers the rest of the engine reads are listed in STATE (the state words) and on the class.
 """

@@ -140,6 +140,8 @@ class _LmKernelsBase:
             raise ValueError(f"{label}: 1 to {MAX_SEGMENTS} segments")
         k = segments[0].weight.cols
         kp = _ceil(k, 32) * 32
+        if prologue == P_ATTN_MERGE and fields.get("heads", 0) * fields.get("splits", 0) > 256:
+            raise ValueError(f"{label}: at most 256 (head, split) pairs to merge")
         if 4 * kp + 3 * 1024 > WORKGROUP_BYTES:  # x, plus the reductions' scratch
             raise ValueError(
                 f"{label}: {k} columns do not fit in {WORKGROUP_BYTES} bytes of workgroup memory"
@@ -295,8 +297,10 @@ class LmKernelsMore:
         hidden: int,
     ) -> None:
         latent, width = linear.rows, linear.cols
-        if 256 % latent:
-            raise ValueError(f"latent size {latent} must divide 256")
+        if 256 % latent or width % (4 * 256 // latent) or latent % 4:
+            raise ValueError(
+                f"latent size {latent} / flow width {width}: the step's end reads 4 values at a time"
+            )
         data = pack_params(
             GATE_STEP, float(eps), mod_shift, mod_scale,
             *_weight_fields(linear), *_vector_fields(linear_bias), *_vector_fields(mean),

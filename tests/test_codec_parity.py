@@ -97,7 +97,7 @@ def report(name: str, got: np.ndarray, want: np.ndarray) -> dict:
         "correlation": float(np.corrcoef(got, want)[0, 1]),
         "snr_db": float(10 * math.log10((want**2).sum() / max((err**2).sum(), 1e-300))),
     }
-    print(f"\n{name}: " + ", ".join(f"{k} {v:.4g}" for k, v in stats.items()))
+    print(f"\n{name}: " + ", ".join(f"{k} {v:.7g}" for k, v in stats.items()))
     return stats
 
 

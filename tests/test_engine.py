@@ -36,7 +36,7 @@ def test_speaks_with_words_and_streams_chunks(engine):
     assert speech.sample_rate == 24000 and spf == 1920
     assert 1 <= speech.frames <= 20
     assert len(speech.audio) == speech.frames * spf
-    # chunks of 1, 2, 4 then 8 frames, delivered one by one as they were read back
+    # chunks of 1, 2, 4, 8 then 16 frames, delivered one by one as they were read back
     assert chunks[:4] == [1 * spf, 2 * spf, 4 * spf, 8 * spf][: len(chunks[:4])]
     assert sum(chunks) == len(speech.audio) and len(chunks) >= 3
     assert [w.text for w in speech.words] == SENTENCE.split()

@@ -729,8 +729,8 @@ def test_condition_vector_and_bos_row(door, dd):
     e = np.concatenate([np.cos(phases), np.sin(phases)])
     want = w["ns_proj"] @ w["ns_embed"][1] + w["dd_proj"] @ e
     # The phases reach 1000 * |dd| radians, so the 1-2 ulp that WGSL's division may differ by (NVIDIA's
-    # does) move sin and cos by up to ~1e-4 absolute: the bound is looser than elsewhere.
-    bound = 2e-6 if dd == 0 else 2e-5
+    # does: 2.4e-6 at dd = 0.6) move sin and cos by up to ~1e-4 absolute: a bound that grows with |dd|.
+    bound = 2e-6 + 2e-5 * abs(dd)
     assert rel(download(door, cond), want) < bound
     assert rel(download(door, rows).reshape(8, h)[text], w["in"] @ w["bos"] + want) < bound
     words = download(door, state, np.uint32)

@@ -108,18 +108,24 @@ fn merged_stats(head: u32) -> vec2<f32> {
     return vec2<f32>(m, l);
 }
 
+var<workgroup> merge_weights: array<f32, 256>;  // (head, split): exp(m_split - m_head) / l_head
+
 fn attention_merge_into_xs(ids: Ids, first_group: bool) {
+    let parts = params.heads * params.splits;
+    for (var t = ids.lid; t < parts; t += WG_SIZE) {
+        let stats = merged_stats(t / params.splits);
+        merge_weights[t] = exp(src[t * params.part_stride + params.head_dim] - stats.x) / stats.y;
+    }
+    workgroupBarrier();
     for (var i = ids.lid; i < KP; i += WG_SIZE) {
         var v = 0.0;
         if (i < K) {
             let head = i / params.head_dim;
             let d = i % params.head_dim;
-            let stats = merged_stats(head);
             for (var s = 0u; s < params.splits; s++) {
-                let part = (head * params.splits + s) * params.part_stride;
-                v += src[part + d] * exp(src[part + params.head_dim] - stats.x);
+                let t = head * params.splits + s;
+                v += src[t * params.part_stride + d] * merge_weights[t];
             }
-            v = v / stats.y;
         }
         xs[i] = v;
     }

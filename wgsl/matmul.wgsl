@@ -35,6 +35,17 @@ fn weights4(col: u32, k: u32) -> vec4<f32> {
                      bitcast<f32>(weights[word + 2u]), bitcast<f32>(weights[word + 3u]));
 }
 
+fn a4(r: u32, k: u32) -> vec4<f32> {
+    if (r >= params.rows) { return vec4<f32>(0.0); }
+    let i = r * params.k + k;
+    return vec4<f32>(a[i], a[i + 1u], a[i + 2u], a[i + 3u]);
+}
+
+fn w4(c: u32, k: u32) -> vec4<f32> {
+    if (c >= params.cols) { return vec4<f32>(0.0); }
+    return weights4(c, k);
+}
+
 fn store(r: u32, c0: u32, acc: vec4<f32>) {
     if (r >= params.rows) { return; }
     for (var j = 0u; j < 4u; j++) {
@@ -64,16 +75,12 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wg: ve
     var acc2 = vec4<f32>(0.0);
     var acc3 = vec4<f32>(0.0);
 
+    // The next step's values are loaded into registers before this step's products. (On an H200 the
+    // prefill's 512-column products, only 8 workgroups each, stay bound by their serial K steps:
+    // splitting K over more workgroups is what would speed them up.)
+    var va = a4(row0 + load_row, load_k);
+    var vw = w4(col0 + load_row, load_k);
     for (var k0 = 0u; k0 < params.k; k0 += STEP) {
-        let r = row0 + load_row;
-        var va = vec4<f32>(0.0);
-        if (r < params.rows) {
-            let i = r * params.k + k0 + load_k;
-            va = vec4<f32>(a[i], a[i + 1u], a[i + 2u], a[i + 3u]);
-        }
-        let c = col0 + load_row;
-        var vw = vec4<f32>(0.0);
-        if (c < params.cols) { vw = weights4(c, k0 + load_k); }
         a_tile[load_k * TILE + load_row] = va.x;
         a_tile[(load_k + 1u) * TILE + load_row] = va.y;
         a_tile[(load_k + 2u) * TILE + load_row] = va.z;
@@ -83,6 +90,10 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wg: ve
         w_tile[(load_k + 2u) * TILE + load_row] = vw.z;
         w_tile[(load_k + 3u) * TILE + load_row] = vw.w;
         workgroupBarrier();
+        if (k0 + STEP < params.k) {
+            va = a4(row0 + load_row, k0 + STEP + load_k);
+            vw = w4(col0 + load_row, k0 + STEP + load_k);
+        }
         for (var kk = 0u; kk < STEP; kk++) {
             let base = kk * TILE;
             let wv = vec4<f32>(w_tile[base + tx], w_tile[base + tx + 16u], w_tile[base + tx + 32u], w_tile[base + tx + 48u]);

@@ -27,6 +27,21 @@ struct Params {
 @group(0) @binding(8) var<storage, read_write> x: array<f32>;        // the backbone's next input row
 
 var<workgroup> xs: array<f32, F>;
+
+// Values k..k+3 of row `row` of a matrix of any kind (k a multiple of 4).
+fn weights4(kind: u32, word: u32, scales: u32, cols: u32, padded: u32, row: u32, k: u32) -> vec4<f32> {
+    if (kind == KIND_Q8) {
+        let w = weights[word + row * (padded / 4u) + k / 4u];
+        return vec4<f32>(unpack4xI8(w)) * q8_scale(scales, row, padded, k / 32u);
+    }
+    if (kind == KIND_F16) {
+        let i = word + (row * cols + k) / 2u;
+        return vec4<f32>(unpack2x16float(weights[i]), unpack2x16float(weights[i + 1u]));
+    }
+    let i = word + row * cols + k;
+    return vec4<f32>(bitcast<f32>(weights[i]), bitcast<f32>(weights[i + 1u]),
+                     bitcast<f32>(weights[i + 2u]), bitcast<f32>(weights[i + 3u]));
+}
 var<workgroup> parts: array<f32, WG_SIZE>;
 var<workgroup> zs: array<f32, LATENT>;
 
@@ -47,12 +62,13 @@ fn main(ids: Ids) {
     }
     workgroupBarrier();
 
-    // the velocity: PARTS invocations per channel, each a slice of the F columns
+    // the velocity: PARTS invocations per channel, each a contiguous slice of the F columns
     let channel = ids.lid / PARTS;
-    let part = ids.lid % PARTS;
+    let span = F / PARTS;
     var acc = 0.0;
-    for (var k = part; k < F; k += PARTS) {
-        acc += weight_at(params.lin_kind, params.lin_word, params.lin_scales, F, params.lin_padded, channel, k) * xs[k];
+    for (var k = (ids.lid % PARTS) * span; k < (ids.lid % PARTS + 1u) * span; k += 4u) {
+        let w = weights4(params.lin_kind, params.lin_word, params.lin_scales, F, params.lin_padded, channel, k);
+        acc += dot(w, vec4<f32>(xs[k], xs[k + 1u], xs[k + 2u], xs[k + 3u]));
     }
     parts[ids.lid] = acc;
     workgroupBarrier();
@@ -72,8 +88,9 @@ fn main(ids: Ids) {
     // the next row the backbone reads: input_linear(z) + condition
     for (var r = ids.lid; r < HIDDEN; r += WG_SIZE) {
         var v = 0.0;
-        for (var j = 0u; j < LATENT; j++) {
-            v += weight_at(params.in_kind, params.in_word, params.in_scales, LATENT, params.in_padded, r, j) * zs[j];
+        for (var j = 0u; j < LATENT; j += 4u) {
+            let w = weights4(params.in_kind, params.in_word, params.in_scales, LATENT, params.in_padded, r, j);
+            v += dot(w, vec4<f32>(zs[j], zs[j + 1u], zs[j + 2u], zs[j + 3u]));
         }
         x[r] = v + cond[r];
     }

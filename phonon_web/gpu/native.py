@@ -21,7 +21,7 @@ _LIMITS_FROM_ADAPTER = ("max-storage-buffer-binding-size", "max-buffer-size")
 
 class NativeDoor(Door):
     name = "wgpu-py"
-    read_waits_for_all_work = True
+    read_first_chunk_at_once = True
 
     def __init__(self, adapter=None, *, want_subgroups: bool = True):
         super().__init__()
@@ -49,6 +49,9 @@ class NativeDoor(Door):
             f"{info.get('device', '?')} ({info.get('backend_type', '?')}, {info.get('adapter_type', '?')})"
         )
         self._layouts: dict[tuple, object] = {}
+        self._written_by: dict[
+            int, int
+        ] = {}  # id of a buffer -> index of the submission that last copied into it
 
     # ---- objects ------------------------------------------------------------------------------
     def _create_buffer(self, size, kind, label):
@@ -119,7 +122,8 @@ class NativeDoor(Door):
             compiled.append(("pass", tuple(run)))
         # keep the Python objects alive as long as the program is
         keep = [(c.pipeline, c.bind_group) for c in program.commands if not isinstance(c, Copy)]
-        return (compiled, keep)
+        targets = tuple({id(c.target): c.target for c in program.commands if isinstance(c, Copy)}.values())
+        return (compiled, keep, targets)
 
     # ---- work ---------------------------------------------------------------------------------
     def write(self, buffer, offset, data):
@@ -160,10 +164,24 @@ class NativeDoor(Door):
                         dispatch(handle, x, y, z)
         if compute is not None:
             compute.end()
-        self.queue.submit([encoder.finish()])
+        # Submitted for its index, so that `read` can wait for this submission alone.
+        commands = self._ffi.new("WGPUCommandBuffer[]", [encoder.finish()._internal])
+        index = self._lib.wgpuQueueSubmitForIndex(self.queue._internal, 1, commands)
+        for program, _ in programs:
+            for target in program.compiled[2]:
+                self._written_by[id(target)] = index
 
     async def read(self, buffer, offset, size):
-        buffer.map_sync(self._wgpu.MapMode.READ, offset, size)
+        # wgpu-py's map_sync waits until the device has finished everything submitted so far, which
+        # would stall the loop's pipelining; polling for the submission that last wrote this buffer
+        # waits for that work alone, while later submits keep the GPU busy.
+        promise = buffer.map_async(self._wgpu.MapMode.READ, offset, size)
+        index = self._written_by.get(id(buffer))
+        if index is not None:
+            self._lib.wgpuDevicePoll(
+                self.device._internal, True, self._ffi.new("WGPUSubmissionIndex *", index)
+            )
+        promise.sync_wait()
         try:
             return bytes(buffer.read_mapped(offset, size, copy=False))
         finally:
