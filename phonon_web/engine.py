@@ -228,10 +228,8 @@ class Engine:
                 submit = [(lm.start(voice), 1), (self.codec.reset, 1), *submit]
             door.submit(submit)
             pending.append(index)
-            # First audio as early as possible: read chunk 0 once chunk 1 is queued behind it, or at
-            # once where the door says that is faster (see Door.read_first_chunk_at_once).
-            first_ready = index >= 1 or door.read_first_chunk_at_once
-            while pending and (len(pending) > self.lag or (pending[0] == 0 and first_ready)):
+            # first audio as early as possible: read chunk 0 as soon as chunk 1 is queued behind it
+            while pending and (len(pending) > self.lag or (pending[0] == 0 and index >= 1)):
                 end, done = await self._collect(pending.pop(0), samples, on_audio, speech, began)
                 if done:
                     break

@@ -68,10 +68,6 @@ class Door:
     """What the engine needs from a GPU. Subclasses fill in the methods that raise NotImplementedError."""
 
     name = "abstract"
-    # True where the loop should read its first chunk back before queueing the next one: on
-    # wgpu-native that gave the earlier first audio on an H200 (6.2 against 7.4 ms, median of 99
-    # takes); in a browser mapAsync resolves as soon as its own work is done, so queueing first wins.
-    read_first_chunk_at_once = False
 
     def __init__(self):
         self.created: Counter[str] = Counter()  # "buffer", "bind_group", "pipeline", "bytes"
@@ -117,7 +113,7 @@ class Door:
         raise NotImplementedError
 
     async def read(self, buffer, offset: int, size: int) -> bytes:
-        """Bytes of a READBACK buffer after the work submitted so far has finished."""
+        """Bytes of a READBACK buffer once the submitted work that copies into it has finished."""
         raise NotImplementedError
 
     # ---- hooks ----------------------------------------------------------------------------------

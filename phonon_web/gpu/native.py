@@ -21,7 +21,6 @@ _LIMITS_FROM_ADAPTER = ("max-storage-buffer-binding-size", "max-buffer-size")
 
 class NativeDoor(Door):
     name = "wgpu-py"
-    read_first_chunk_at_once = True
 
     def __init__(self, adapter=None, *, want_subgroups: bool = True):
         super().__init__()
@@ -49,9 +48,20 @@ class NativeDoor(Door):
             f"{info.get('device', '?')} ({info.get('backend_type', '?')}, {info.get('adapter_type', '?')})"
         )
         self._layouts: dict[tuple, object] = {}
-        self._written_by: dict[
-            int, int
-        ] = {}  # id of a buffer -> index of the submission that last copied into it
+        # id of a buffer -> index of the submission that last copied into it
+        self._written_by: dict[int, int] = {}
+        # One map callback for every read: it records the status the next `read` waits for.
+        self._map_status = [0]
+
+        @ffi.callback("void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)")
+        def mapped(status, message, userdata1, userdata2):
+            self._map_status[0] = status
+
+        self._map_callback = mapped
+        self._map_info = ffi.new(
+            "WGPUBufferMapCallbackInfo *",
+            {"mode": lib.WGPUCallbackMode_AllowProcessEvents, "callback": mapped},
+        )
 
     # ---- objects ------------------------------------------------------------------------------
     def _create_buffer(self, size, kind, label):
@@ -172,20 +182,30 @@ class NativeDoor(Door):
                 self._written_by[id(target)] = index
 
     async def read(self, buffer, offset, size):
-        # wgpu-py's map_sync waits until the device has finished everything submitted so far, which
-        # would stall the loop's pipelining; polling for the submission that last wrote this buffer
-        # waits for that work alone, while later submits keep the GPU busy.
-        promise = buffer.map_async(self._wgpu.MapMode.READ, offset, size)
+        # wgpu-py's map_sync waits until the device has finished everything submitted so far, so a
+        # read of chunk i would also wait for chunk i + 2 and leave the GPU idle while the next chunk
+        # is encoded. Mapping through wgpu-native directly and polling for the submission that wrote
+        # this buffer waits for that work alone. (wgpu-py's own promise cannot be used for this: its
+        # poll thread delivers the callback only after waiting for all work.)
+        ffi, lib = self._ffi, self._lib
+        self._map_status[0] = 0
+        lib.wgpuBufferMapAsync(buffer._internal, lib.WGPUMapMode_Read, offset, size, self._map_info[0])
         index = self._written_by.get(id(buffer))
-        if index is not None:
-            self._lib.wgpuDevicePoll(
-                self.device._internal, True, self._ffi.new("WGPUSubmissionIndex *", index)
+        wanted = ffi.NULL if index is None else ffi.new("WGPUSubmissionIndex *", index)
+        lib.wgpuDevicePoll(self.device._internal, True, wanted)
+        while self._map_status[0] == 0:  # the callback fires inside a poll
+            lib.wgpuDevicePoll(self.device._internal, True, ffi.NULL)
+        if self._map_status[0] != lib.WGPUMapAsyncStatus_Success:
+            from ..errors import GpuError
+
+            raise GpuError(
+                f"reading a GPU buffer back failed (status {self._map_status[0]}): the device may be lost"
             )
-        promise.sync_wait()
         try:
-            return bytes(buffer.read_mapped(offset, size, copy=False))
+            pointer = lib.wgpuBufferGetConstMappedRange(buffer._internal, offset, size)
+            return bytes(ffi.buffer(pointer, size))
         finally:
-            buffer.unmap()
+            lib.wgpuBufferUnmap(buffer._internal)
 
 
 def _counts(command) -> tuple[int, int, int]:
