@@ -175,8 +175,11 @@ class NativeDoor(Door):
         if compute is not None:
             compute.end()
         # Submitted for its index, so that `read` can wait for this submission alone.
-        commands = self._ffi.new("WGPUCommandBuffer[]", [encoder.finish()._internal])
+        # (the command buffer object must outlive the call: its finaliser releases the handle)
+        command_buffer = encoder.finish()
+        commands = self._ffi.new("WGPUCommandBuffer[]", [command_buffer._internal])
         index = self._lib.wgpuQueueSubmitForIndex(self.queue._internal, 1, commands)
+        del command_buffer
         for program, _ in programs:
             for target in program.compiled[2]:
                 self._written_by[id(target)] = index
