@@ -21,6 +21,7 @@ def load(*args, **kwargs):
 
     return _load(*args, **kwargs)
 
+
 __all__ = [
     "CancelledError",
     "GpuError",

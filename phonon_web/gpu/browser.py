@@ -1,0 +1,383 @@
+"""The browser door: WebGPU through `navigator.gpu`, from Python in Pyodide (`pyodide.ffi`).
+
+The product runs here: the same engine as natively, in a dedicated Worker. Crossing from Python to
+JavaScript costs about 0.2 us a call and looking a JS attribute up about 2 us, so nothing per dispatch
+happens in Python:
+
+* `compile(program)` turns a Program once into ONE flat JS array:
+  `[0, pipeline, bindGroup, x, y, z,  1, source, sourceOffset, target, targetOffset, size, ...]`
+  (tag 0 a dispatch, tag 1 a copy);
+* `submit([(program, repeat), ...])` makes ONE call to a small JS function (made once per device)
+  that encodes every pair into one command encoder, one compute pass per run of dispatches (a copy
+  ends a pass), skips setPipeline/setBindGroup when they repeat, and submits.
+
+Objects the engine holds are small Python wrappers (`BrowserBuffer`, `BrowserPipeline`,
+`BrowserBindGroup`) around the JS objects, so sizes and labels are read without crossing to JS.
+Bind group layouts are explicit, from `Kernel.bindings()`, shared by every pipeline with the same
+signature. Shaders that use subgroups get `enable subgroups;` (Tint requires it) and
+`diagnostic(off, subgroup_uniformity);` (see `__init__`). Pipelines are made with the synchronous
+createComputePipeline: asynchronous creation gained nothing on SwiftShader (it compiles one at a
+time either way) and would force deferring every write and submit until the pipelines exist.
+
+Errors: everything made from `open()` to the first `finish()` (the engine's whole load) sits inside
+WebGPU error scopes, so a shader that does not compile fails the load with its message. After that,
+errors the GPU reports asynchronously (`uncapturederror`) are remembered and raised by the next call,
+and a lost device is remembered too: the next call raises `GpuError` saying so.
+
+The only Python callables handed to JS are those two handlers: the `lost` one is called once (and
+so freed) when the device is lost or destroyed; the `uncapturederror` one is destroyed by `close()`,
+which also destroys the device.
+
+Only importable inside Pyodide (it imports `js` and `pyodide`).
+"""
+
+from __future__ import annotations
+
+import time
+
+import js  # type: ignore[import-not-found]  # Pyodide's view of the JS global scope
+from pyodide.code import run_js  # type: ignore[import-not-found]
+from pyodide.ffi import JsException, create_once_callable, create_proxy, jsnull, to_js  # type: ignore[import-not-found]
+
+from ..errors import GpuError
+from .door import READBACK, STORAGE, UNIFORM, Copy, Door, Program
+from .shaders import Kernel
+
+# GPUBufferUsage / GPUShaderStage / GPUMapMode values (fixed by the WebGPU spec).
+_MAP_READ, _COPY_SRC, _COPY_DST, _UNIFORM, _STORAGE = 0x1, 0x4, 0x8, 0x40, 0x80
+_USAGE = {
+    STORAGE: _STORAGE | _COPY_SRC | _COPY_DST,
+    UNIFORM: _UNIFORM | _COPY_DST,
+    READBACK: _MAP_READ | _COPY_DST,
+}
+_COMPUTE_STAGE = 0x4
+_MAP_MODE_READ = 0x1
+
+# The limits the engine relies on, asked for at the adapter's values (the device gets WebGPU's
+# defaults otherwise); everything else stays at the portable defaults on purpose.
+_LIMITS_FROM_ADAPTER = ("maxStorageBufferBindingSize", "maxBufferSize")
+# WebGPU's core defaults, which the kernels are written for. A device in compatibility mode starts
+# lower (e.g. 128 invocations per workgroup), so these are asked for whenever the adapter has them.
+_CORE_DEFAULTS = {
+    "maxComputeWorkgroupSizeX": 256,
+    "maxComputeWorkgroupSizeY": 256,
+    "maxComputeWorkgroupSizeZ": 64,
+    "maxComputeInvocationsPerWorkgroup": 256,
+    "maxComputeWorkgroupStorageSize": 16384,
+    "maxStorageBuffersPerShaderStage": 8,
+}
+
+_DISPATCH, _COPY = 0, 1
+
+# One function per device: encodes (program, repeat) pairs passed as flat arguments and submits.
+# It returns the number of dispatches it encoded (for the encoding-cost measurements).
+_SUBMIT_JS = r"""
+(device) => {
+  const queue = device.queue;
+  return function submit() {
+    const encoder = device.createCommandEncoder();
+    let pass = null, pipe = null, group = null, dispatches = 0;
+    for (let a = 0; a < arguments.length; a += 2) {
+      const c = arguments[a], repeat = arguments[a + 1], n = c.length;
+      for (let r = 0; r < repeat; r++) {
+        for (let i = 0; i < n; i += 6) {
+          if (c[i] === 0) {
+            if (pass === null) { pass = encoder.beginComputePass(); pipe = group = null; }
+            if (c[i + 1] !== pipe) { pipe = c[i + 1]; pass.setPipeline(pipe); }
+            if (c[i + 2] !== group) { group = c[i + 2]; pass.setBindGroup(0, group); }
+            pass.dispatchWorkgroups(c[i + 3], c[i + 4], c[i + 5]);
+            dispatches++;
+          } else {
+            if (pass !== null) { pass.end(); pass = null; }
+            encoder.copyBufferToBuffer(c[i + 1], c[i + 2], c[i + 3], c[i + 4], c[i + 5]);
+          }
+        }
+      }
+    }
+    if (pass !== null) pass.end();
+    queue.submit([encoder.finish()]);
+    return dispatches;
+  };
+}
+"""
+
+
+class NoWebGPUError(GpuError):
+    """This browser (or this worker) offers no WebGPU adapter at all."""
+
+
+class BrowserBuffer:
+    __slots__ = ("js", "size", "kind", "label")
+
+    def __init__(self, js_buffer, size: int, kind: str, label: str):
+        self.js, self.size, self.kind, self.label = js_buffer, size, kind, label
+
+    def __repr__(self) -> str:
+        return f"BrowserBuffer({self.label!r}, {self.size} bytes, {self.kind})"
+
+
+class BrowserPipeline:
+    __slots__ = ("js", "layout", "decls", "label")
+
+    def __init__(self, js_pipeline, layout, decls, label: str):
+        self.js, self.layout, self.decls, self.label = js_pipeline, layout, decls, label
+
+
+class BrowserBindGroup:
+    __slots__ = ("js", "label")
+
+    def __init__(self, js_group, label: str):
+        self.js, self.label = js_group, label
+
+
+def _object(value):
+    """A Python dict/list tree as plain JS objects/arrays (JsProxies inside pass through)."""
+    return to_js(value, dict_converter=js.Object.fromEntries)
+
+
+def _next_task():
+    """A promise resolved by a new macrotask (after the events already queued)."""
+    return js.Promise.new(create_once_callable(lambda resolve, reject: js.setTimeout(resolve, 0)))
+
+
+def _missing(value) -> bool:
+    return value is None or value is jsnull
+
+
+class BrowserDoor(Door):
+    name = "navigator.gpu"
+
+    def __init__(self, device, adapter=None, *, description: str = ""):
+        """Wrap a GPUDevice (a JsProxy). Use `await BrowserDoor.open()` to get one made for the engine."""
+        super().__init__()
+        self.device = device
+        self.adapter = adapter
+        self.queue = device.queue
+        self.features = frozenset(str(f) for f in js.Array.from_(device.features))
+        self.limits = {name: int(getattr(device.limits, name)) for name in _LIMITS_FROM_ADAPTER}
+        self.description = description
+        # Tint (Chrome) wants the extension enabled in the source (Naga refuses the line, so natively
+        # it is absent). Its uniformity analysis also rejects subgroup operations in loops whose bound
+        # comes from a struct that also carries per-invocation ids, though the bound is the subgroup
+        # size and uniform; `subgroup_uniformity` is the diagnostic WGSL provides for exactly this.
+        self._enables = (
+            "enable subgroups;\ndiagnostic(off, subgroup_uniformity);\n"
+            if "subgroups" in self.features
+            else ""
+        )
+        self._layouts: dict[tuple, object] = {}
+        self._submit_js = run_js(_SUBMIT_JS)(device)
+        self._write_buffer = self.queue.writeBuffer  # bound once: attribute lookups cost ~2 us
+        self._lost: str | None = None
+        self._error: str | None = None
+        # called once, when the device is lost or destroyed (close() destroys it), which frees it
+        self._on_lost = create_once_callable(self._device_lost)
+        self._on_error = create_proxy(self._uncaptured_error)
+        device.lost.then(self._on_lost)
+        device.addEventListener("uncapturederror", self._on_error)
+        # What the encoding-cost measurement reads: submits, dispatches encoded, seconds in submit().
+        self.stats = {"submits": 0, "dispatches": 0, "submit_seconds": 0.0}
+        # Everything made from here to the first finish() is checked by error scopes: a shader that
+        # does not compile or a bind group that does not match fails the load with its own message.
+        self._scopes = ("out-of-memory", "validation")
+        for scope in self._scopes:
+            device.pushErrorScope(scope)
+
+    @classmethod
+    async def open(
+        cls,
+        *,
+        want_subgroups: bool = True,
+        power_preference: str = "high-performance",
+        feature_level: str | None = None,
+    ) -> BrowserDoor:
+        """Request an adapter and a device with what the engine needs (subgroups when offered,
+        timestamps when offered, the adapter's storage binding and buffer size limits)."""
+        gpu = getattr(js.navigator, "gpu", None)
+        if _missing(gpu):
+            raise NoWebGPUError(
+                "this browser has no WebGPU (navigator.gpu is missing): use a recent Chrome or Edge, "
+                "or enable WebGPU in this browser's settings"
+            )
+        options = {"powerPreference": power_preference}
+        if feature_level:
+            options["featureLevel"] = feature_level
+        adapter = await gpu.requestAdapter(_object(options))
+        if _missing(adapter):
+            raise NoWebGPUError(
+                "this browser offers no WebGPU adapter (requestAdapter() returned null): WebGPU is "
+                "disabled or the GPU is blocklisted; enable WebGPU (chrome://flags/#enable-unsafe-webgpu) "
+                "or use a recent Chrome or Edge"
+            )
+        offered = {str(f) for f in js.Array.from_(adapter.features)}
+        features = []
+        if want_subgroups and "subgroups" in offered:
+            features.append("subgroups")
+        if "timestamp-query" in offered:
+            features.append("timestamp-query")
+        limits = {name: getattr(adapter.limits, name) for name in _LIMITS_FROM_ADAPTER}
+        for name, value in _CORE_DEFAULTS.items():
+            offered = getattr(adapter.limits, name, None)
+            if isinstance(offered, int | float) and offered >= value:
+                limits[name] = value
+        try:
+            device = await adapter.requestDevice(
+                _object({"requiredFeatures": features, "requiredLimits": limits, "label": "phonon"})
+            )
+        except JsException as e:
+            raise GpuError(f"the GPU refused to open a device: {e}") from None
+        info = adapter.info
+        description = " ".join(
+            str(v) for v in (info.vendor, info.architecture, info.device, info.description) if v
+        )
+        return cls(device, adapter, description=description or "WebGPU adapter")
+
+    # ---- state --------------------------------------------------------------------------------
+    def _device_lost(self, info) -> None:
+        reason = getattr(info, "reason", "unknown")
+        message = getattr(info, "message", "")
+        if self._lost is None:
+            self._lost = f"{reason}: {message}" if message else str(reason)
+
+    def _uncaptured_error(self, event) -> None:
+        message = str(event.error.message)
+        js.console.error(f"phonon WebGPU error: {message}")
+        if self._error is None:
+            self._error = message
+
+    def _check(self) -> None:
+        if self._lost is not None:
+            raise GpuError(
+                f"the GPU device was lost ({self._lost}); load the model again (Phonon.load) to continue"
+            )
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise GpuError(f"the GPU reported an error: {error}")
+
+    async def finish(self) -> None:
+        """Wait until the GPU has done all work submitted so far; raise GpuError for any error the
+        GPU reported since the door was opened (the first call) or since the last call."""
+        self._check()
+        scopes, self._scopes = self._scopes, ()
+        errors = []
+        for _ in scopes:
+            error = await self.device.popErrorScope()
+            if not _missing(error):
+                errors.append(str(error.message))
+        await self.queue.onSubmittedWorkDone()
+        if errors:
+            raise GpuError("the GPU refused the engine's objects: " + "; ".join(errors))
+        await _next_task()  # lets an `uncapturederror` event that is already queued arrive
+        self._check()
+
+    @property
+    def lost(self) -> bool:
+        return self._lost is not None
+
+    def close(self) -> None:
+        """Destroy the device and the Python handlers JS holds."""
+        if self.device is None:
+            return
+        self._lost = self._lost or "destroyed: closed by phonon"
+        self.device.removeEventListener("uncapturederror", self._on_error)
+        self.device.destroy()
+        self.device = None
+        self._on_error.destroy()  # `_on_lost` frees itself when `lost` resolves, which destroy() causes
+        self._on_error = None
+
+    # ---- objects ------------------------------------------------------------------------------
+    def _create_buffer(self, size, kind, label):
+        self._check()
+        js_buffer = self.device.createBuffer(_object({"size": size, "usage": _USAGE[kind], "label": label}))
+        return BrowserBuffer(js_buffer, size, kind, label)
+
+    def _layout(self, decls):
+        key = tuple((d.index, d.kind) for d in decls)
+        layout = self._layouts.get(key)
+        if layout is None:
+            entries = [
+                {"binding": d.index, "visibility": _COMPUTE_STAGE, "buffer": {"type": d.kind}} for d in decls
+            ]
+            group_layout = self.device.createBindGroupLayout(_object({"entries": entries}))
+            pipeline_layout = self.device.createPipelineLayout(_object({"bindGroupLayouts": [group_layout]}))
+            layout = self._layouts[key] = (group_layout, pipeline_layout)
+        return layout
+
+    def _create_pipeline(self, kernel: Kernel):
+        self._check()
+        decls = kernel.bindings()
+        group_layout, pipeline_layout = self._layout(decls)
+        enables = self._enables if "subgroups" in kernel.features else ""
+        module = self.device.createShaderModule(
+            _object({"code": kernel.source(enables), "label": kernel.label})
+        )
+        pipeline = self.device.createComputePipeline(
+            _object(
+                {
+                    "layout": pipeline_layout,
+                    "compute": {"module": module, "entryPoint": kernel.entry},
+                    "label": kernel.label,
+                }
+            )
+        )
+        return BrowserPipeline(pipeline, group_layout, decls, kernel.label)
+
+    def _create_bind_group(self, pipeline, buffers):
+        self._check()
+        decls = pipeline.decls
+        if len(buffers) != len(decls):
+            names = ", ".join(d.name for d in decls)
+            raise ValueError(f"{pipeline.label}: expected {len(decls)} buffers ({names}), got {len(buffers)}")
+        entries = []
+        for decl, item in zip(decls, buffers, strict=True):
+            buffer, offset, size = item if isinstance(item, tuple) else (item, 0, item.size)
+            entries.append(
+                {"binding": decl.index, "resource": {"buffer": buffer.js, "offset": offset, "size": size}}
+            )
+        group = self.device.createBindGroup(
+            _object({"layout": pipeline.layout, "entries": entries, "label": pipeline.label})
+        )
+        return BrowserBindGroup(group, pipeline.label)
+
+    def _compile(self, program: Program):
+        flat = []
+        for c in program.commands:
+            if isinstance(c, Copy):
+                flat += (_COPY, c.source.js, c.source_offset, c.target.js, c.target_offset, c.size)
+            else:
+                flat += (_DISPATCH, c.pipeline.js, c.bind_group.js, c.x, c.y, c.z)
+        return to_js(flat)
+
+    # ---- work ---------------------------------------------------------------------------------
+    def write(self, buffer, offset, data):
+        self._check()
+        view = data if isinstance(data, memoryview) else memoryview(data)
+        if view.format != "B" or view.ndim != 1:
+            view = view.cast("B")
+        if view.nbytes:
+            self._write_buffer(buffer.js, offset, to_js(view))  # one copy into a Uint8Array
+
+    def submit(self, programs):
+        self._check()
+        began = time.perf_counter()
+        args = []
+        for program, repeat in programs:
+            if program.compiled is None:
+                self.compile(program)
+            args.append(program.compiled)
+            args.append(repeat)
+        self.stats["dispatches"] += self._submit_js(*args)
+        self.stats["submit_seconds"] += time.perf_counter() - began
+        self.stats["submits"] += 1
+
+    async def read(self, buffer, offset, size):
+        self._check()
+        try:
+            await buffer.js.mapAsync(_MAP_MODE_READ, offset, size)
+        except JsException as e:
+            self._check()  # a lost device or a reported error says more than the failed map
+            raise GpuError(f"reading {buffer.label!r} back from the GPU failed: {e}") from None
+        try:
+            return buffer.js.getMappedRange(offset, size).to_bytes()  # the one copy, into Python
+        finally:
+            buffer.js.unmap()
