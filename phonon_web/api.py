@@ -44,11 +44,21 @@ class Phonon:
         seed: int = 0,
         on_audio: Callable | None = None,
         on_progress: Callable[[int, int], object] | None = None,
+        normalize: bool = True,
     ) -> Speech:
-        """Speak `text` and return its audio and word times; `on_audio(samples)` streams the chunks."""
+        """Speak `text` and return its audio and word times; `on_audio(samples)` streams the chunks.
+
+        Numbers, money, dates, units and abbreviations are spoken as words unless `normalize=False`;
+        every word carries `start_char`/`end_char` into `text` either way."""
         return run_sync(
             self.engine.speak(
-                text, voice=voice, speed=speed, seed=seed, on_audio=on_audio, on_progress=on_progress
+                text,
+                voice=voice,
+                speed=speed,
+                seed=seed,
+                on_audio=on_audio,
+                on_progress=on_progress,
+                normalize=normalize,
             )
         )
 

@@ -29,6 +29,9 @@ def main(argv: list[str] | None = None) -> int:
     speak.add_argument("--seed", type=int, default=0)
     speak.add_argument("-o", "--output", default="speech.wav", help="WAV file to write")
     speak.add_argument("--words", default=None, help="JSON file for the word and token times")
+    speak.add_argument(
+        "--no-normalize", action="store_true", help="read numbers and symbols as written, not as words"
+    )
     args = parser.parse_args(argv)
 
     from .api import load
@@ -37,13 +40,14 @@ def main(argv: list[str] | None = None) -> int:
     text = sys.stdin.read() if args.text == "-" else args.text
     try:
         tts = load(args.weights, voices=[args.voice] if args.voice else None)
-        parts = len(tts.engine.prepare(text))
+        parts = len(tts.engine.prepare(text, normalize=not args.no_normalize))
         speech = tts.speak(
             text,
             voice=args.voice,
             speed=args.speed,
             seed=args.seed,
             on_progress=_progress if parts > 1 else None,
+            normalize=not args.no_normalize,
         )
     except PhononError as error:
         print(f"phonon_web: {error}", file=sys.stderr)

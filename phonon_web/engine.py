@@ -22,17 +22,21 @@ from .errors import CancelledError, OptionError, TextError
 from .files import ModelFiles
 from .gpu.door import READBACK, Door, Program
 from .lm import STATE, STATE_WORDS, LanguageModel, frame_budget
+from .normalize import Normalized
+from .normalize import normalize as normalize_text
 from .pace import check_speed, duration_delta_for_speed
 from .speech import Speech
-from .text import split_text
+from .text import TextPart, split_text
 from .timing import Timed, align
 from .tokenizer import Tokenizer
 from .weights import Weights
+from .word_spans import attach
 
 FIRST_CHUNKS = (1, 2, 4, 8)  # frames of the first chunks: the first audio comes after one frame
 CHUNK_FRAMES = 16  # then every chunk has this many: fewer submits, readbacks and codec passes
 STAGING_SLOTS = 4  # readback buffers in the ring: more than the submits in flight
 STATE_BYTES = 4 * STATE_WORDS
+_JOINER = "\u2060"  # WORD JOINER: not whitespace, so the splitter keeps what it joins together
 
 
 def chunk_schedule(max_frames: int, first=FIRST_CHUNKS, frames=CHUNK_FRAMES) -> list[tuple[int, int]]:
@@ -62,6 +66,8 @@ class _Take:
     ids: list[int]
     pieces: list[str]
     words: int
+    text: str  # the part as spoken (after normalisation)
+    start: int  # where it starts in the spoken text
 
 
 class Engine:
@@ -134,13 +140,25 @@ class Engine:
         self._alignment_staging = door.buffer(self._alignment_bytes, READBACK, "staging alignment")
 
     # ---- text -----------------------------------------------------------------------------------
-    def prepare(self, text: str) -> list[_Take]:
+    def prepare(self, text: str, normalize: bool = True) -> list[_Take]:
         """Tokenise `text` and cut it into parts the model takes (at most max_text_tokens each)."""
+        return self._prepare(text, normalize)[1]
+
+    def _prepare(self, text: str, normalize: bool) -> tuple[Normalized, list[_Take]]:
         if not isinstance(text, str):
             raise TextError(f"the text must be a string, not {type(text).__name__}")
-        parts = split_text(text, self._count_tokens, self.max_text_tokens)
+        spoken = normalize_text(text) if normalize else Normalized(text, [])
+        # Parts never cut inside what one written token became ("$3.5M" -> three point five million
+        # dollars): the splitter sees the spaces inside replacements as word joiners.
+        view = list(spoken.text)
+        for start, end, _, _ in spoken.spans:
+            for i in range(start, end):
+                if view[i] == " ":
+                    view[i] = _JOINER
+        parts = split_text("".join(view), self._count_tokens, self.max_text_tokens)
         takes = []
         for part in parts:
+            part = TextPart(spoken.text[part.start : part.end], part.start, part.end)
             encoding = self.tokenizer.encode_full(part.text)
             kept = [
                 (i, p) for i, p in zip(encoding.ids, encoding.pieces, strict=True) if i not in self._special
@@ -149,13 +167,13 @@ class Engine:
                 continue
             ids = [i for i, _ in kept]
             words = len(self.tokenizer.decode(ids).split())
-            takes.append(_Take(ids, [p for _, p in kept], words))
+            takes.append(_Take(ids, [p for _, p in kept], words, part.text, part.start))
         if not takes:
             raise TextError("the text has nothing to say: give it at least one word")
-        return takes
+        return spoken, takes
 
     def _count_tokens(self, text: str) -> int:
-        return len(self.tokenizer.encode(text))
+        return len(self.tokenizer.encode(text.replace(_JOINER, " ")))
 
     # ---- speaking -------------------------------------------------------------------------------
     async def speak(
@@ -171,12 +189,15 @@ class Engine:
         should_stop: Callable[[], bool] | None = None,
         max_frames: int | None = None,
         eos_threshold: float | None = None,
+        normalize: bool = True,
     ) -> Speech:
         """Speak `text`; `on_audio(samples)` gets each chunk (array('f')) as soon as it is read back.
 
         `max_frames` caps the frames of each part below the model's own budget (tests, previews);
         `eos_threshold` overrides the checkpoint's end-of-speech threshold (float("inf") makes every
-        part run to its budget: benchmarks of models whose end of speech means nothing)."""
+        part run to its budget: benchmarks of models whose end of speech means nothing).
+        `normalize=False` reads the text as written (numbers, symbols and abbreviations are otherwise
+        spoken as words); either way each word carries `start_char`/`end_char` into `text`."""
         began = time.perf_counter()
         voice = self.voices[0] if voice is None else voice
         if voice not in self.voices:
@@ -184,7 +205,7 @@ class Engine:
         dd = duration_delta_for_speed(check_speed(speed))
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise OptionError(f"seed must be an integer, not {seed!r}")
-        takes = self.prepare(text)
+        spoken, takes = self._prepare(text, normalize)
         speech = Speech(audio=array("f"))
         offset = 0.0
         for index, take in enumerate(takes):
@@ -193,7 +214,8 @@ class Engine:
                 take, voice, dd, seed + index, options, on_audio, should_stop, speech, began
             )
             words, tokens = align(rows, take.pieces, samples, sample_rate=self.sample_rate)
-            speech.words += [Timed(w.text, w.start + offset, w.end + offset) for w in words]
+            words = [Timed(w.text, w.start + offset, w.end + offset) for w in words]
+            speech.words += attach(words, take.text, take.start, spoken.original_span, text)
             speech.tokens += [Timed(t.text, t.start + offset, t.end + offset) for t in tokens]
             speech.audio.extend(samples)
             speech.frames += frames

@@ -76,6 +76,8 @@ class Timed:
     text: str
     start: float
     end: float
+    start_char: int | None = None  # words only: the span in the caller's text this word was read from
+    end_char: int | None = None
 
 
 def _check_window(window: object) -> int:

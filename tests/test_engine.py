@@ -7,6 +7,7 @@ from phonon_web.engine import Engine
 from phonon_web.errors import OptionError, TextError, VoiceError
 from phonon_web.files import ModelFiles
 from phonon_web.gpu.door import run_sync
+from phonon_web.normalize import normalize as phonon_web_normalize
 from tests.reference import checkpoint as ck
 
 SENTENCE = "The birch canoe slid on the smooth planks."
@@ -97,3 +98,34 @@ def test_bad_options_raise_typed_errors(engine, options, error):
 def test_bad_text_raises_text_error(engine, text):
     with pytest.raises(TextError):
         speak(engine, text, max_frames=2)
+
+
+def test_words_point_back_at_the_written_text(engine):
+    text = "Dr. Smith paid $5.20 for 3 kg of rice, at 9:30 pm."
+    speech = speak(engine, text, seed=2, max_frames=24)
+    assert all(w.start_char is not None for w in speech.words)
+    assert all(text[w.start_char : w.end_char] == w.text for w in speech.words)
+    spans = [(w.start_char, w.end_char) for w in speech.words]
+    assert spans == sorted(spans) and all(a[1] <= b[0] for a, b in zip(spans, spans[1:], strict=False))
+    assert "".join(w.text for w in speech.words).replace(" ", "") == text.replace(" ", "")
+    assert "3 kg" in [w.text for w in speech.words]  # one written token, spoken as two words
+    money = next(w for w in speech.words if w.text == "$5.20")  # spoken as five dollars and twenty cents
+    inside = [t for t in speech.tokens if money.start <= t.start and t.end <= money.end]
+    assert len(inside) >= 4
+    assert [w.text for w in speech.words][:2] == ["Dr.", "Smith"]
+    plain = speak(engine, text, seed=2, max_frames=24, normalize=False)
+    assert "$5.20" in [w.text for w in plain.words] and all(
+        text[w.start_char : w.end_char] == w.text for w in plain.words
+    )
+
+
+def test_parts_never_cut_inside_a_written_token(engine, monkeypatch):
+    monkeypatch.setattr(engine, "max_text_tokens", 24)  # small parts: words must be cut, replacements fit
+    text = "They raised $3.5M and then $12.75 more on 2026-11-30 with 1,234 backers."
+    spoken = phonon_web_normalize(text)
+    takes = engine.prepare(text)
+    assert len(takes) >= 3 and all(len(t.ids) <= 24 for t in takes)
+    for take in takes:
+        for start, end, _, _ in spoken.spans:  # no part ends strictly inside a replacement
+            assert not (start < take.start + len(take.text) < end), (take.text, spoken.text[start:end])
+            assert not (start < take.start < end), (take.text, spoken.text[start:end])

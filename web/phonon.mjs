@@ -270,12 +270,14 @@ class TextToSpeech {
   }
 
   // Speak `text`; resolves with {audio, sampleRate, words, tokens, ...}. Options: voice, speed
-  // (0.77-1.3), seed, onAudio(Float32Array) for each chunk as it is made, signal (AbortSignal).
+  // (0.77-1.3), seed, onAudio(Float32Array) for each chunk as it is made, signal (AbortSignal),
+  // normalize (default true: numbers and symbols spoken as words; words carry start_char/end_char).
   speak(text, options = {}) {
     const { signal, onAudio } = options;
     if (signal?.aborted) return Promise.reject(abortError(signal));
     const opts = { voice: options.voice ?? null, speed: options.speed ?? 1.0, seed: options.seed ?? 0 };
     if (options.maxFrames != null) opts.max_frames = options.maxFrames; // undocumented: tests, previews
+    if (options.normalize != null) opts.normalize = Boolean(options.normalize); // false: read as written
     if (options.temperature != null) opts.temperature = options.temperature;
     const { id, promise } = this._connection.call(
       { type: "speak", text, options: opts },

@@ -90,6 +90,8 @@ async def speak(text: str, options_json: str, on_audio, should_stop):
         if "speed" in options and options["speed"] is None:
             kwargs["speed"] = float("nan")  # JSON turned NaN into null: let the engine refuse it
         kwargs["seed"] = options.get("seed", 0)
+        if options.get("normalize") is not None:
+            kwargs["normalize"] = bool(options["normalize"])
         for name in ("max_frames", "temperature", "eos_threshold"):
             if options.get(name) is not None:
                 kwargs[name] = options[name]
@@ -103,7 +105,16 @@ async def speak(text: str, options_json: str, on_audio, should_stop):
                 "ok": {
                     "audio": to_js(memoryview(speech.audio)),
                     "sampleRate": speech.sample_rate,
-                    "words": [{"text": w.text, "start": w.start, "end": w.end} for w in speech.words],
+                    "words": [
+                        {
+                            "text": w.text,
+                            "start": w.start,
+                            "end": w.end,
+                            "start_char": w.start_char,
+                            "end_char": w.end_char,
+                        }
+                        for w in speech.words
+                    ],
                     "tokens": [{"text": t.text, "start": t.start, "end": t.end} for t in speech.tokens],
                     "frames": speech.frames,
                     "duration": speech.duration,

@@ -73,6 +73,14 @@ def test_demo_speaks_highlights_and_downloads(loaded, context, server, shots):
     assert struct.unpack("<I", data[24:28])[0] == 24000
     assert len(data) == 44 + 2 * 6 * 1920
 
+    # the transcript is the text as written: "$5.20" lights up as one word, spoken as five words
+    page.fill("#text", "It cost $5.20 on 3/4.")
+    page.click("#play")
+    page.wait_for_selector("body[data-state=done]")
+    assert page.locator("#transcript .word").all_inner_texts() == ["It", "cost", "$5.20", "on", "3/4."]
+    assert page.locator("#transcript").inner_text().strip() == "It cost $5.20 on 3/4."
+    page.screenshot(path=str(shots / "demo-written-text.png"), full_page=True)
+
     page.set_viewport_size({"width": 390, "height": 844})
     page.screenshot(path=str(shots / "demo-phone.png"), full_page=True)
     assert not [line for line in log if line.startswith("pageerror")], log

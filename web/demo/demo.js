@@ -62,16 +62,27 @@ async function presets() {
   }
 }
 
-function showWords(words) {
-  ui.transcript.replaceChildren(
-    ...words.map((w, i) => {
-      const span = document.createElement("span");
-      span.className = "word";
+// The caller's own text, with each spoken word's characters (start_char..end_char) as a span, so
+// "$5.20" lights up as one word while "five dollars and twenty cents" is heard.
+function showWords(words, text) {
+  const nodes = [];
+  let at = 0;
+  words.forEach((w, i) => {
+    const span = document.createElement("span");
+    span.className = "word";
+    span.dataset.index = i;
+    if (w.start_char != null && w.start_char >= at) {
+      if (w.start_char > at) nodes.push(document.createTextNode(text.slice(at, w.start_char)));
+      span.textContent = text.slice(w.start_char, w.end_char);
+      at = w.end_char;
+    } else {
+      nodes.push(document.createTextNode(" "));
       span.textContent = w.text;
-      span.dataset.index = i;
-      return span;
-    }).flatMap((span) => [span, document.createTextNode(" ")]),
-  );
+    }
+    nodes.push(span);
+  });
+  if (at < text.length) nodes.push(document.createTextNode(text.slice(at)));
+  ui.transcript.replaceChildren(...nodes);
 }
 
 function highlight(words) {
@@ -116,7 +127,7 @@ async function play() {
   options.onSpeech = (s) => {
     speech = s;
     showStats(s);
-    showWords(s.words);
+    showWords(s.words, text);
     highlight(s.words);
   };
   try {
