@@ -85,7 +85,7 @@ class _LmKernelsBase:
         door.write(self.dummy_write, 0, bytes(16))
 
     # ---- plumbing ----------------------------------------------------------------------------
-    def _kernel(self, main: str, *, state: bool, weights: bool, reduce: bool, **constants):
+    def _kernel(self, main: str, *, state: bool, weights: bool, reduce: bool, kv: bool = False, **constants):
         files = []
         if state:
             files.append("lm_state.wgsl")
@@ -94,6 +94,8 @@ class _LmKernelsBase:
             files.append(self.reduce)
         if weights:
             files.append("weights.wgsl")
+        if kv:
+            files.append("kv_cache.wgsl")
         files.append(main)
         features = self.features if reduce else frozenset()
         return kernel(*files, features=features, **constants)
@@ -268,7 +270,7 @@ class LmKernelsMore:
             head_dim**-0.5, 0,
         )  # fmt: skip
         k = self._kernel(
-            "attention_step.wgsl", state=True, weights=False, reduce=True,
+            "attention_step.wgsl", state=True, weights=False, reduce=True, kv=True,
             KV_F16=bool(kv_f16), HEAD_DIM=head_dim, CHUNK=chunk,
         )  # fmt: skip
         buffers = [self._params(data, f"attention step {layer}"), state, q, kv, partials, alignment]
@@ -461,7 +463,7 @@ class LmKernelsMore:
         row_words = heads * head_dim // (2 if kv_f16 else 1)
         data = pack_params(int(text), layer, layers, heads, row_words, int(align), align_head, head_dim**-0.5)
         k = self._kernel(
-            "attention_prefill.wgsl", state=True, weights=False, reduce=True,
+            "attention_prefill.wgsl", state=True, weights=False, reduce=True, kv=True,
             KV_F16=bool(kv_f16), HEAD_DIM=head_dim, MAX_KEYS=max_keys,
         )  # fmt: skip
         buffers = [self._params(data, f"attention prefill {layer}"), state, q, kv, out, alignment]

@@ -29,16 +29,7 @@ var<workgroup> qs: array<f32, HEAD_DIM>;
 var<workgroup> scores: array<f32, CHUNK>;
 var<workgroup> sums: array<f32, GROUPS * HEAD_DIM>;
 
-fn kv_row(pos: u32, which: u32, head: u32) -> u32 {
-    let base = ((pos * params.layers + params.layer) * 2u + which) * params.kv_row_words;
-    if (KV_F16) { return base + head * PAIRS; }
-    return base + head * HEAD_DIM;
-}
-
-fn kv_pair(row: u32, j: u32) -> vec2<f32> {
-    if (KV_F16) { return unpack2x16float(kv[row + j]); }
-    return vec2<f32>(bitcast<f32>(kv[row + 2u * j]), bitcast<f32>(kv[row + 2u * j + 1u]));
-}
+// kv_row and kv_pair: kv_cache.wgsl
 
 @compute @workgroup_size(256)
 fn main(ids: Ids) {

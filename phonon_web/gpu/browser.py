@@ -322,18 +322,12 @@ class BrowserDoor(Door):
         )
         return BrowserPipeline(pipeline, group_layout, decls, kernel.label)
 
-    def _create_bind_group(self, pipeline, buffers):
+    def _create_bind_group(self, pipeline, entries):
         self._check()
-        decls = pipeline.decls
-        if len(buffers) != len(decls):
-            names = ", ".join(d.name for d in decls)
-            raise ValueError(f"{pipeline.label}: expected {len(decls)} buffers ({names}), got {len(buffers)}")
-        entries = []
-        for decl, item in zip(decls, buffers, strict=True):
-            buffer, offset, size = item if isinstance(item, tuple) else (item, 0, item.size)
-            entries.append(
-                {"binding": decl.index, "resource": {"buffer": buffer.js, "offset": offset, "size": size}}
-            )
+        entries = [
+            {"binding": index, "resource": {"buffer": buffer.js, "offset": offset, "size": size}}
+            for index, buffer, offset, size in entries
+        ]
         group = self.device.createBindGroup(
             _object({"layout": pipeline.layout, "entries": entries, "label": pipeline.label})
         )

@@ -74,6 +74,7 @@ class Door:
         self.features: frozenset[str] = frozenset()
         self.limits: dict[str, int] = {}
         self._pipelines: dict[tuple, Any] = {}
+        self._declared: dict[int, tuple] = {}  # id of a pipeline -> (label, its @binding declarations)
 
     # ---- objects, made at load time -------------------------------------------------------------
     def buffer(self, size: int, kind: str = STORAGE, label: str = "") -> Any:
@@ -93,12 +94,22 @@ class Door:
                 )
             self.created["pipeline"] += 1
             pipe = self._pipelines[kernel.key] = self._create_pipeline(kernel)
+            self._declared[id(pipe)] = (kernel.label, kernel.bindings())
         return pipe
 
     def bind_group(self, pipeline, buffers: list) -> Any:
-        """Bind `buffers` to bindings 0..n-1; each item is a buffer or a (buffer, offset, size) tuple."""
+        """Bind `buffers` to the kernel's bindings in order; each item is a buffer or a (buffer, offset,
+        size) tuple. The door receives (binding index, buffer, offset, size) entries."""
+        label, decls = self._declared[id(pipeline)]
+        if len(buffers) != len(decls):
+            names = ", ".join(d.name for d in decls)
+            raise ValueError(f"{label}: expected {len(decls)} buffers ({names}), got {len(buffers)}")
+        entries = []
+        for decl, item in zip(decls, buffers, strict=True):
+            buffer, offset, size = item if isinstance(item, tuple) else (item, 0, item.size)
+            entries.append((decl.index, buffer, offset, size))
         self.created["bind_group"] += 1
-        return self._create_bind_group(pipeline, buffers)
+        return self._create_bind_group(pipeline, entries)
 
     def compile(self, program: Program) -> Program:
         program.compiled = self._compile(program)
@@ -123,7 +134,7 @@ class Door:
     def _create_pipeline(self, kernel: Kernel) -> Any:
         raise NotImplementedError
 
-    def _create_bind_group(self, pipeline, buffers: list) -> Any:
+    def _create_bind_group(self, pipeline, entries: list[tuple[int, Any, int, int]]) -> Any:
         raise NotImplementedError
 
     def _compile(self, program: Program) -> Any:

@@ -95,20 +95,13 @@ class NativeDoor(Door):
             layout=layout, compute={"module": module, "entry_point": kernel.entry}, label=kernel.label
         )
         pipeline._phonon_bgl = layout._phonon_bgl
-        pipeline._phonon_decls = decls
         return pipeline
 
-    def _create_bind_group(self, pipeline, buffers):
-        decls = pipeline._phonon_decls
-        if len(buffers) != len(decls):
-            names = ", ".join(d.name for d in decls)
-            raise ValueError(f"{pipeline.label}: expected {len(decls)} buffers ({names}), got {len(buffers)}")
-        entries = []
-        for decl, item in zip(decls, buffers, strict=True):
-            buffer, offset, size = item if isinstance(item, tuple) else (item, 0, item.size)
-            entries.append(
-                {"binding": decl.index, "resource": {"buffer": buffer, "offset": offset, "size": size}}
-            )
+    def _create_bind_group(self, pipeline, entries):
+        entries = [
+            {"binding": index, "resource": {"buffer": buffer, "offset": offset, "size": size}}
+            for index, buffer, offset, size in entries
+        ]
         return self.device.create_bind_group(layout=pipeline._phonon_bgl, entries=entries)
 
     def _compile(self, program: Program):
