@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+from bench.measure import best_of  # noqa: E402
 from phonon_web.normalize import normalize  # noqa: E402
 
 PROSE = (
@@ -37,15 +37,6 @@ def make_text(parts: list[str], chars: int) -> str:
         text += parts[i % len(parts)]
         i += 1
     return text[:chars]
-
-
-def best_of(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def main() -> int:

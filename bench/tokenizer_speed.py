@@ -18,10 +18,10 @@ import json
 import os
 import sys
 import sysconfig
-import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
+from bench.measure import best_of  # noqa: E402
 from phonon_web.tokenizer import Tokenizer  # noqa: E402
 
 
@@ -46,15 +46,6 @@ def english_text(chars: int) -> str:
         if total >= chars:
             break
     return " ".join(parts)[:chars]
-
-
-def best_of(fn, repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def main() -> int:
