@@ -801,14 +801,16 @@ def test_step_end_latent_next_row_and_advance(any_door, kind):
     io = np.concatenate([rng.standard_normal(latent), np.zeros(latent)]).astype(np.float32)
     iob, latents, x = upload(any_door, io), zeros(any_door, 4 * 8 * latent), zeros(any_door, 4 * h)
     state = make_state(any_door, frames=4, pos=200, budget=5)
-    submit(
-        any_door,
-        lambda p: kern.step_end(
+    inputs = [upload(any_door, a) for a in (fx, mods, cond)]
+
+    def build(p):
+        flow_x, mod_buffer, cond_buffer = inputs
+        kern.step_end(
             p,
             state=state,
-            flow_x=upload(any_door, fx),
-            mods=upload(any_door, mods),
-            cond=upload(any_door, cond),
+            flow_x=flow_x,
+            mods=mod_buffer,
+            cond=cond_buffer,
             flow_io=iob,
             latents=latents,
             x=x,
@@ -821,8 +823,9 @@ def test_step_end_latent_next_row_and_advance(any_door, kind):
             std=refs["std"],
             input_linear=refs["in"],
             hidden=h,
-        ),
-    )
+        )
+
+    submit(any_door, build)
     m = mods.astype(np.float64)
     xs = layer_norm(fx.astype(np.float64), eps=1e-6) * (1 + m[3 + f : 3 + 2 * f]) + m[3 : 3 + f]
     z = io[:latent] + w["lin"] @ xs + w["lin_b"]
@@ -833,26 +836,5 @@ def test_step_end_latent_next_row_and_advance(any_door, kind):
     words = download(any_door, state, np.uint32)
     assert (words[STATE["frames"]], words[STATE["pos"]], words[STATE["end"]]) == (5, 201, 5)  # end = budget
     # past the end it does nothing
-    submit(
-        any_door,
-        lambda p: kern.step_end(
-            p,
-            state=state,
-            flow_x=upload(any_door, fx),
-            mods=upload(any_door, mods),
-            cond=upload(any_door, cond),
-            flow_io=iob,
-            latents=latents,
-            x=x,
-            eps=1e-6,
-            mod_shift=3,
-            mod_scale=3 + f,
-            linear=refs["lin"],
-            linear_bias=refs["lin_b"],
-            mean=refs["mean"],
-            std=refs["std"],
-            input_linear=refs["in"],
-            hidden=h,
-        ),
-    )
+    submit(any_door, build)
     assert (download(any_door, state, np.uint32)[:3] == words[:3]).all()
