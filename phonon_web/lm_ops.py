@@ -12,7 +12,8 @@ The kernels (in wgsl/):
   condition.wgsl          the condition vector for this request's duration_delta, and the BOS row
   embed_rows.wgsl         text embedding rows for the prefill
   layernorm_rows.wgsl     LayerNorm of many rows (prefill)
-  matmul.wgsl             many-row matrix product with epilogues (prefill)
+  matmul.wgsl             many-row matrix product with epilogues (prefill), K split when it has few tiles
+  matmul_reduce.wgsl      the sum of a split matmul's partial products, bias and epilogue
   rope_kv_rows.wgsl       RoPE on q and k of many rows, k and v into the KV cache (prefill)
   attention_prefill.wgsl  causal attention of many rows against the KV cache (prefill)
   copy_row.wgsl           one row of a matrix to a vector (the BOS row to the step's input)
@@ -41,8 +42,13 @@ MAX_SEGMENTS = 8
 WORKGROUP_BYTES = 16384  # WebGPU's portable maxComputeWorkgroupStorageSize
 
 # matmul.wgsl epilogues
-M_STORE, M_GELU, M_RESIDUAL = 0, 1, 2
+M_STORE, M_GELU, M_RESIDUAL, M_PARTIAL = 0, 1, 2, 3
 TILE = 64  # matmul output tile (rows and columns)
+# A matmul with fewer output tiles than this splits its K until its workgroups reach about this many
+# (a GPU has tens to a hundred-odd cores: the H200 132, an M3 Max 40). The partial sums of every
+# split matmul share one buffer of SPLIT_GROUPS tiles, so nothing is allocated per matmul.
+SPLIT_GROUPS = 128
+SPLIT_MIN_K = 64  # a split walks at least this much of K (4 steps of 16)
 
 _KIND = {"q8": 0, "f16": 1, "f32": 2}
 
@@ -56,6 +62,17 @@ _FLOATS = {"ln_eps", "eps"}
 
 def _ceil(a: int, b: int) -> int:
     return -(-a // b)
+
+
+def matmul_k_split(k: int, tiles: int, splits: int | None = None) -> int:
+    """How much of K each workgroup of a matmul with `tiles` output tiles walks (a multiple of 16).
+
+    Chosen so that tiles x splits stays within SPLIT_GROUPS (the partial-sum buffer's size) and each
+    split walks at least SPLIT_MIN_K; `splits` asks for a number (tests), within the same bounds."""
+    if splits is None:
+        splits = SPLIT_GROUPS // tiles
+    splits = max(1, min(splits, SPLIT_GROUPS // tiles, k // SPLIT_MIN_K))
+    return _ceil(_ceil(k, splits), 16) * 16
 
 
 @dataclass(frozen=True)
@@ -80,6 +97,7 @@ class _LmKernelsBase:
         # Unused bindings get these; read-only and writable ones apart, since one buffer cannot be
         # bound both ways in one dispatch.
         self.dummy_read = door.buffer(16, STORAGE, "lm dummy (read)")
+        self._partials = None  # matmul partial sums, made when the first split matmul is built
         self.dummy_write = door.buffer(16, STORAGE, "lm dummy (write)")
         door.write(self.dummy_read, 0, bytes(16))
         door.write(self.dummy_write, 0, bytes(16))
@@ -108,10 +126,10 @@ class _LmKernelsBase:
     def _dispatch(self, program: Program, k, buffers: list, groups) -> None:
         pipeline = self.door.pipeline(k)
         group = self.door.bind_group(pipeline, buffers)
-        x, y = (groups, 1) if isinstance(groups, int) else groups
+        x, y, z = (groups, 1, 1) if isinstance(groups, int) else (*groups, 1, 1)[:3]
         if x > 65535:  # WebGPU's portable limit per dimension
             x, y = 65535, _ceil(x, 65535)
-        program.dispatch(pipeline, group, x, y)
+        program.dispatch(pipeline, group, x, y, z)
 
     def _r(self, buffer):
         return self.dummy_read if buffer is None else buffer
@@ -397,18 +415,38 @@ class LmKernelsMore:
         rows: int,
         bias: TensorRef | None = None,
         epilogue: int = M_STORE,
+        splits: int | None = None,
     ) -> None:
+        """out (rows x weight.rows) = a W^T (+ bias), then the epilogue. `splits` of K: None chooses."""
         if weight.cols % 16:
             raise ValueError(f"{weight.name}: matmul needs the columns in steps of 16, not {weight.cols}")
+        tiles = (_ceil(weight.rows, TILE), _ceil(rows, TILE))
+        k_split = matmul_k_split(weight.cols, tiles[0] * tiles[1], splits)
+        splits = _ceil(weight.cols, k_split)
+        has_bias = int(bias is not None)
+        bias_kind, bias_word = (_KIND[bias.kind], bias.word) if bias else (0, 0)
         data = pack_params(
             rows, weight.rows, weight.cols, weight.word, weight.scales_word, weight.padded_cols,
-            int(bias is not None), _KIND[bias.kind] if bias else 0, bias.word if bias else 0, 0, 0, 0,
+            has_bias, bias_kind, bias_word, k_split, 0, 0,
         )  # fmt: skip
+        first = M_PARTIAL if splits > 1 else epilogue
         k = self._kernel(
-            "matmul.wgsl", state=False, weights=True, reduce=False, KIND=_KIND[weight.kind], EPILOGUE=epilogue
+            "matmul.wgsl", state=False, weights=True, reduce=False, KIND=_KIND[weight.kind], EPILOGUE=first
         )
-        buffers = [self._params(data, f"matmul {weight.name}"), self.weights, a, out]
-        self._dispatch(program, k, buffers, (_ceil(weight.rows, TILE), _ceil(rows, TILE)))
+        target = self._partial_sums() if splits > 1 else out
+        buffers = [self._params(data, f"matmul {weight.name}"), self.weights, a, target]
+        self._dispatch(program, k, buffers, (*tiles, splits))
+        if splits == 1:
+            return
+        data = pack_params(rows, weight.rows, splits, has_bias, bias_kind, bias_word, 0, 0)
+        k = self._kernel("matmul_reduce.wgsl", state=False, weights=True, reduce=False, EPILOGUE=epilogue)
+        buffers = [self._params(data, f"matmul reduce {weight.name}"), self.weights, target, out]
+        self._dispatch(program, k, buffers, _ceil(rows * weight.rows, 256))
+
+    def _partial_sums(self):
+        if self._partials is None:
+            self._partials = self.door.buffer(4 * SPLIT_GROUPS * TILE * TILE, STORAGE, "matmul partials")
+        return self._partials
 
     def rope_kv_rows(
         self,

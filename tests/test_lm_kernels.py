@@ -566,6 +566,52 @@ def test_matmul_epilogues(any_door, kind):
     assert rel(download(any_door, res).reshape(rows, m), base + y) < 2e-6
 
 
+@pytest.mark.parametrize("splits", [2, 3, 11])
+def test_matmul_split_k_matches_unsplit_product(any_door, splits):
+    """Split K (partial sums, then matmul_reduce.wgsl) gives the same product and epilogues; K = 208
+    does not divide evenly, so the last split is shorter than the others (11 asks for more splits
+    than SPLIT_MIN_K allows: it gets 3)."""
+    rng = np.random.default_rng(16)
+    rows, m, k = 70, 96, 208
+    blob, refs, w = make_blob(
+        any_door, {"w": (rng.standard_normal((m, k)) * 0.2, "q8"), "b": (rng.standard_normal(m), "f16")}
+    )
+    kern = ops.LmKernels(any_door, blob)
+    a = rng.standard_normal((rows, k)).astype(np.float32)
+    base = rng.standard_normal((rows, m)).astype(np.float32)
+    ab, store, act, res = (
+        upload(any_door, a),
+        zeros(any_door, 4 * rows * m),
+        zeros(any_door, 4 * rows * m),
+        upload(any_door, base),
+    )
+    program = Program("split matmul")
+    kern.matmul(program, a=ab, out=store, weight=refs["w"], rows=rows, bias=refs["b"], splits=splits)
+    kern.matmul(program, a=ab, out=act, weight=refs["w"], rows=rows, epilogue=ops.M_GELU, splits=splits)
+    kern.matmul(program, a=ab, out=res, weight=refs["w"], rows=rows, epilogue=ops.M_RESIDUAL, splits=splits)
+    # each matmul is a partial pass with z = splits, then a reduction
+    assert [c.z for c in program.commands] == [min(splits, 3), 1] * 3
+    any_door.compile(program)
+    any_door.submit([(program, 1)])
+    y = a.astype(np.float64) @ w["w"].T
+    assert rel(download(any_door, store).reshape(rows, m), y + w["b"]) < 2e-6
+    assert rel(download(any_door, act).reshape(rows, m), gelu(y)) < 2e-6
+    assert rel(download(any_door, res).reshape(rows, m), base + y) < 2e-6
+
+
+def test_matmul_split_choice_stays_within_the_partial_buffer():
+    for k in (64, 512, 2048, 4096):
+        for tiles in range(1, 3 * ops.SPLIT_GROUPS):
+            k_split = ops.matmul_k_split(k, tiles)
+            splits = -(-k // k_split)
+            assert k_split % 16 == 0 and k_split >= min(k, ops.SPLIT_MIN_K)
+            assert splits == 1 or splits * tiles <= ops.SPLIT_GROUPS
+    # the prefill's 64-row products on a 512-wide model: out-proj (8 tiles) and fc2 (K 2048) split
+    assert -(-512 // ops.matmul_k_split(512, 8)) == 8
+    assert -(-2048 // ops.matmul_k_split(2048, 8)) == 16
+    assert ops.matmul_k_split(512, 256) == 512  # enough tiles: no split
+
+
 def test_layernorm_rows_and_embed_rows(any_door):
     rng = np.random.default_rng(7)
     h, n, text = 64, 10, 6

@@ -1,6 +1,11 @@
 // out = a W^T for many rows (the prefill): a is rows x K (f32), W is M x K in the weights (KIND),
 // out is rows x M. 64 x 64 output tiles, K in steps of 16 through workgroup memory (8 KiB), each
-// invocation 4 x 4 outputs. Constants: KIND, EPILOGUE (0 store, 1 exact GELU, 2 add to out).
+// invocation 4 x 4 outputs. Constants: KIND, EPILOGUE (0 store, 1 exact GELU, 2 add to out, 3 this
+// workgroup's share of K only, stored at out[split][row][col] for matmul_reduce.wgsl to sum).
+//
+// Split K: a prefill of 64 rows against 512 columns is only 8 tiles, and 8 workgroups walking all of
+// K one step at a time leave a large GPU idle (on an H200 the prefill's out-proj and fc2 took 1.7 of
+// its 2.75 ms). Workgroup z takes K from z * k_split, so many workgroups share one tile's K.
 
 const WG_SIZE: u32 = 256u;
 const TILE: u32 = 64u;
@@ -9,7 +14,7 @@ const STEP: u32 = 16u;
 struct Params {
     rows: u32, cols: u32, k: u32, word: u32,
     scales: u32, padded: u32, has_bias: u32, bias_kind: u32,
-    bias: u32, _pad0: u32, _pad1: u32, _pad2: u32,
+    bias: u32, k_split: u32, _pad1: u32, _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -46,11 +51,15 @@ fn w4(c: u32, k: u32) -> vec4<f32> {
     return weights4(c, k);
 }
 
-fn store(r: u32, c0: u32, acc: vec4<f32>) {
+fn store(r: u32, c0: u32, split: u32, acc: vec4<f32>) {
     if (r >= params.rows) { return; }
     for (var j = 0u; j < 4u; j++) {
         let c = c0 + 16u * j;
         if (c >= params.cols) { continue; }
+        if (EPILOGUE == 3u) {
+            out[(split * params.rows + r) * params.cols + c] = acc[j];
+            continue;
+        }
         var v = acc[j];
         if (params.has_bias != 0u) { v += vector_at(params.bias_kind, params.bias, c); }
         let o = r * params.cols + c;
@@ -78,9 +87,11 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wg: ve
     // The next step's values are loaded into registers before this step's products. (On an H200 the
     // prefill's 512-column products, only 8 workgroups each, stay bound by their serial K steps:
     // splitting K over more workgroups is what would speed them up.)
-    var va = a4(row0 + load_row, load_k);
-    var vw = w4(col0 + load_row, load_k);
-    for (var k0 = 0u; k0 < params.k; k0 += STEP) {
+    let k_begin = wg.z * params.k_split;
+    let k_end = min(params.k, k_begin + params.k_split);
+    var va = a4(row0 + load_row, k_begin + load_k);
+    var vw = w4(col0 + load_row, k_begin + load_k);
+    for (var k0 = k_begin; k0 < k_end; k0 += STEP) {
         a_tile[load_k * TILE + load_row] = va.x;
         a_tile[(load_k + 1u) * TILE + load_row] = va.y;
         a_tile[(load_k + 2u) * TILE + load_row] = va.z;
@@ -90,7 +101,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wg: ve
         w_tile[(load_k + 2u) * TILE + load_row] = vw.z;
         w_tile[(load_k + 3u) * TILE + load_row] = vw.w;
         workgroupBarrier();
-        if (k0 + STEP < params.k) {
+        if (k0 + STEP < k_end) {
             va = a4(row0 + load_row, k0 + STEP + load_k);
             vw = w4(col0 + load_row, k0 + STEP + load_k);
         }
@@ -105,8 +116,8 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wg: ve
         workgroupBarrier();
     }
 
-    store(row0 + ty, col0 + tx, acc0);
-    store(row0 + ty + 16u, col0 + tx, acc1);
-    store(row0 + ty + 32u, col0 + tx, acc2);
-    store(row0 + ty + 48u, col0 + tx, acc3);
+    store(row0 + ty, col0 + tx, wg.z, acc0);
+    store(row0 + ty + 16u, col0 + tx, wg.z, acc1);
+    store(row0 + ty + 32u, col0 + tx, wg.z, acc2);
+    store(row0 + ty + 48u, col0 + tx, wg.z, acc3);
 }
