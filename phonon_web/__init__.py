@@ -2,6 +2,8 @@
 
 from .errors import (
     CancelledError,
+    ClosedError,
+    DeviceLostError,
     GpuError,
     OptionError,
     PhononError,
@@ -24,6 +26,8 @@ def load(*args, **kwargs):
 
 __all__ = [
     "CancelledError",
+    "ClosedError",
+    "DeviceLostError",
     "GpuError",
     "OptionError",
     "PhononError",

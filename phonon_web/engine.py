@@ -12,19 +12,31 @@ the word and token times are computed.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from .codec import Codec
-from .errors import CancelledError, OptionError, TextError
+from .errors import CancelledError, DeviceLostError, TextError
 from .files import ModelFiles
 from .gpu.door import READBACK, Door, Program
 from .lm import STATE, STATE_WORDS, LanguageModel, frame_budget
 from .normalize import Normalized
 from .normalize import normalize as normalize_text
 from .pace import check_speed, duration_delta_for_speed
+from .request_checks import (
+    check_callback,
+    check_eos_threshold,
+    check_flag,
+    check_has_words,
+    check_max_frames,
+    check_seed,
+    check_temperature,
+    check_voice,
+    readable_text,
+)
 from .speech import Speech
 from .text import TextPart, split_text
 from .timing import Timed, align
@@ -85,6 +97,15 @@ class Engine:
         first_chunks: tuple[int, ...] = FIRST_CHUNKS,
         chunk_frames: int = CHUNK_FRAMES,
     ):
+        # what a new engine on a new door needs to be this one (after a lost device)
+        self.options = dict(
+            kv_f16=kv_f16,
+            max_frames=max_frames,
+            max_text_tokens=max_text_tokens,
+            lag=lag,
+            first_chunks=first_chunks,
+            chunk_frames=chunk_frames,
+        )
         self.door = door
         self.manifest = files.manifest
         self.tokenizer = Tokenizer.from_str(files.tokenizer_json)
@@ -138,6 +159,9 @@ class Engine:
         stride = self.lm.max_text_tokens
         self._alignment_bytes = 4 * max_frames * stride
         self._alignment_staging = door.buffer(self._alignment_bytes, READBACK, "staging alignment")
+        # Requests take the GPU one at a time, in order (see `speak`).
+        self._queue = asyncio.Lock()
+        self._requests = 0  # running or waiting
 
     # ---- text -----------------------------------------------------------------------------------
     def prepare(self, text: str, normalize: bool = True) -> list[_Take]:
@@ -145,9 +169,9 @@ class Engine:
         return self._prepare(text, normalize)[1]
 
     def _prepare(self, text: str, normalize: bool) -> tuple[Normalized, list[_Take]]:
-        if not isinstance(text, str):
-            raise TextError(f"the text must be a string, not {type(text).__name__}")
+        text = readable_text(text)  # same length: offsets into it are offsets into the caller's text
         spoken = normalize_text(text) if normalize else Normalized(text, [])
+        check_has_words(spoken.text)
         # Parts never cut inside what one written token became ("$3.5M" -> three point five million
         # dollars): the splitter sees the spaces inside replacements as word joiners.
         view = list(spoken.text)
@@ -197,31 +221,67 @@ class Engine:
         `eos_threshold` overrides the checkpoint's end-of-speech threshold (float("inf") makes every
         part run to its budget: benchmarks of models whose end of speech means nothing).
         `normalize=False` reads the text as written (numbers, symbols and abbreviations are otherwise
-        spoken as words); either way each word carries `start_char`/`end_char` into `text`."""
+        spoken as words); either way each word carries `start_char`/`end_char` into `text`.
+        The seed is any integer, taken modulo 2**32.
+
+        Calls made while one runs wait their turn (an asyncio.Lock): one request at a time owns the
+        GPU's state. `should_stop()` returning true ends the request with CancelledError at the next
+        chunk, part or readback; the engine stays as usable as before. A lost device raises
+        DeviceLostError, and so does every later call: build a new Engine on a new door."""
         began = time.perf_counter()
-        voice = self.voices[0] if voice is None else voice
-        if voice not in self.voices:
-            self.lm._voice(voice)  # raises VoiceError naming the loaded voices
+        voice = check_voice(voice, self.voices)
         dd = duration_delta_for_speed(check_speed(speed))
-        if isinstance(seed, bool) or not isinstance(seed, int):
-            raise OptionError(f"seed must be an integer, not {seed!r}")
-        spoken, takes = self._prepare(text, normalize)
-        speech = Speech(audio=array("f"))
-        offset = 0.0
-        for index, take in enumerate(takes):
-            options = (temperature, max_frames, eos_threshold)
-            samples, rows, frames = await self._take(
-                take, voice, dd, seed + index, options, on_audio, should_stop, speech, began
-            )
-            words, tokens = align(rows, take.pieces, samples, sample_rate=self.sample_rate)
-            words = [Timed(w.text, w.start + offset, w.end + offset) for w in words]
-            speech.words += attach(words, take.text, take.start, spoken.original_span, text)
-            speech.tokens += [Timed(t.text, t.start + offset, t.end + offset) for t in tokens]
-            speech.audio.extend(samples)
-            speech.frames += frames
-            offset += len(samples) / self.sample_rate
-            if on_progress is not None:
-                on_progress(index + 1, len(takes))
+        seed = check_seed(seed)
+        options = (
+            check_temperature(temperature),
+            check_max_frames(max_frames),
+            check_eos_threshold(eos_threshold),
+        )
+        check_callback("on_audio", on_audio)
+        check_callback("on_progress", on_progress)
+        check_callback("should_stop", should_stop)
+        spoken, takes = self._prepare(text, check_flag("normalize", normalize))
+        if self._requests == 0:
+            # A new lock whenever none waits: an asyncio.Lock belongs to the event loop it first waited
+            # in, and tests run one loop after another (natively `run_sync` runs none at all).
+            self._queue = asyncio.Lock()
+        self._requests += 1
+        try:
+            async with self._queue:
+                request = (voice, dd, seed, options, on_audio, on_progress, should_stop, began)
+                return await self._speak_now(text, spoken, takes, request)
+        finally:
+            self._requests -= 1
+
+    async def _speak_now(self, text, spoken, takes, request) -> Speech:
+        voice, dd, seed, options, on_audio, on_progress, should_stop, began = request
+        try:
+            if self.door.lost:
+                raise DeviceLostError(_lost_words(self.door.lost))
+            speech = Speech(audio=array("f"))
+            offset = 0.0
+            for index, take in enumerate(takes):
+                _stop_if(should_stop)  # before each part's prefill
+                samples, rows, frames = await self._take(
+                    take, voice, dd, seed + index, options, on_audio, should_stop, speech, began
+                )
+                words, tokens = align(rows, take.pieces, samples, sample_rate=self.sample_rate)
+                words = [Timed(w.text, w.start + offset, w.end + offset) for w in words]
+                speech.words += attach(words, take.text, take.start, spoken.original_span, text)
+                speech.tokens += [Timed(t.text, t.start + offset, t.end + offset) for t in tokens]
+                speech.audio.extend(samples)
+                speech.frames += frames
+                offset += len(samples) / self.sample_rate
+                if on_progress is not None:
+                    on_progress(index + 1, len(takes))
+        except (CancelledError, DeviceLostError):
+            raise
+        except Exception as error:
+            # A door learns of a lost device from what fails; a failure it explains is a lost device.
+            reason = self.door.note_failure(error)
+            if reason:
+                raise DeviceLostError(_lost_words(reason)) from error
+            raise
         speech.compute_seconds = time.perf_counter() - began
         return speech
 
@@ -257,13 +317,15 @@ class Engine:
                     break
             if done:
                 break
-            if should_stop is not None and should_stop():
-                raise CancelledError("speak() was cancelled")
+            _stop_if(should_stop)
         while pending and not done:
+            _stop_if(should_stop)
             end, done = await self._collect(pending.pop(0), samples, on_audio, speech, began)
         frames_kept = end if end else min(budget, len(samples) // self.samples_per_frame)
         del samples[frames_kept * self.samples_per_frame :]
+        _stop_if(should_stop)
         rows = await self._alignment(frames_kept, len(take.ids))
+        _stop_if(should_stop)  # the readback may have been long (in the browser, an await)
         return samples, rows, frames_kept
 
     async def _collect(self, index, samples, on_audio, speech, began) -> tuple[int, bool]:
@@ -297,3 +359,17 @@ class Engine:
         values = array("f")
         values.frombytes(await self.door.read(self._alignment_staging, 0, size))
         return [values[f * stride : f * stride + tokens].tolist() for f in range(frames)]
+
+
+def _stop_if(should_stop) -> None:
+    # Cancelling leaves nothing half-done that the next request reads: each take starts by writing
+    # its whole request and resetting the state, the language model's cache and the codec's stream.
+    if should_stop is not None and should_stop():
+        raise CancelledError("speak() was cancelled")
+
+
+def _lost_words(reason: str) -> str:
+    return (
+        f"the GPU device was lost ({reason}): this request failed; the next request rebuilds the engine "
+        "on a new device, uploading the weights again"
+    )

@@ -40,5 +40,16 @@ class GpuError(PhononError):
     """No usable WebGPU adapter, or the GPU device was lost during work."""
 
 
+class DeviceLostError(GpuError):
+    """The GPU device was lost (driver reset, GPU removed, device destroyed) during or before a request.
+
+    The request fails; the next request rebuilds the engine on a new device (`Phonon.speak` does this
+    itself; the browser worker does it with a new BrowserDoor), weights uploaded again."""
+
+
+class ClosedError(PhononError):
+    """speak() was called after close(): load the model again with phonon_web.load()."""
+
+
 class CancelledError(PhononError):
     """The request was cancelled by its caller before it finished."""

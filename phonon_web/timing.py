@@ -169,7 +169,8 @@ def _decode(pieces: Sequence[str]) -> str:
     return b"".join(map(_piece_bytes, pieces)).decode("utf-8", "replace").replace(METASPACE, " ")
 
 
-def _has_word_character(text: str) -> bool:
+def has_word_character(text: str) -> bool:
+    """Whether `text` holds more than spaces and punctuation (a symbol or an emoji is a word too)."""
     return any(not c.isspace() and not unicodedata.category(c).startswith("P") for c in text)
 
 
@@ -186,7 +187,7 @@ def word_groups(pieces: Sequence[str]) -> list[list[int]]:
     words: list[list[int]] = []
     waiting: list[int] = []  # leading groups without a word character, for the first real word
     for group in groups:
-        if _has_word_character(_decode([pieces[i] for i in group])):
+        if has_word_character(_decode([pieces[i] for i in group])):
             words.append(waiting + group)
             waiting = []
         elif words:

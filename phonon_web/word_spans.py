@@ -12,13 +12,9 @@ from __future__ import annotations
 import re
 from difflib import SequenceMatcher
 
-from .timing import Timed
+from .timing import Timed, has_word_character
 
 _CHUNK = re.compile(r"\S+")
-
-
-def _has_word_character(text: str) -> bool:
-    return any(ch.isalnum() for ch in text)
 
 
 def written_words(text: str) -> list[tuple[int, int]]:
@@ -26,11 +22,11 @@ def written_words(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     for match in _CHUNK.finditer(text):
         start, end = match.span()
-        if spans and not _has_word_character(text[start:end]):
+        if spans and not has_word_character(text[start:end]):
             spans[-1] = (spans[-1][0], end)
         else:
             spans.append((start, end))
-    if len(spans) > 1 and not _has_word_character(text[spans[0][0] : spans[0][1]]):
+    if len(spans) > 1 and not has_word_character(text[spans[0][0] : spans[0][1]]):
         spans[0:2] = [(spans[0][0], spans[1][1])]  # leading punctuation joins the first word
     return spans
 

@@ -68,6 +68,10 @@ class Door:
     """What the engine needs from a GPU. Subclasses fill in the methods that raise NotImplementedError."""
 
     name = "abstract"
+    # Why the device was lost (a few words), once it is; None while it works. A door sets it from its
+    # device's lost signal or a failed call; the engine then refuses work with DeviceLostError. (A class
+    # attribute: a door may make it a property instead.)
+    lost: str | None = None
 
     def __init__(self):
         self.created: Counter[str] = Counter()  # "buffer", "bind_group", "pipeline", "bytes"
@@ -126,6 +130,11 @@ class Door:
     async def read(self, buffer, offset: int, size: int) -> bytes:
         """Bytes of a READBACK buffer once the submitted work that copies into it has finished."""
         raise NotImplementedError
+
+    def note_failure(self, error: BaseException) -> str | None:
+        """`lost`, after setting it if `error` (raised by one of this door's calls) says the device is
+        gone. Called on the error path only, so that nothing per step pays for loss detection."""
+        return self.lost
 
     # ---- hooks ----------------------------------------------------------------------------------
     def _create_buffer(self, size: int, kind: str, label: str) -> Any:

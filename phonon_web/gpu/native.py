@@ -63,6 +63,24 @@ class NativeDoor(Door):
             {"mode": lib.WGPUCallbackMode_AllowProcessEvents, "callback": mapped},
         )
 
+    # ---- loss ---------------------------------------------------------------------------------
+    # wgpu-py only logs the device-lost callback, so loss is learnt from what fails: a map (`read`), or
+    # a call wgpu-py refuses because "Parent device is lost" (`note_failure`, on the engine's error path).
+    def note_failure(self, error):
+        if self.lost is None and isinstance(error, self._wgpu.GPUError) and "lost" in str(error).lower():
+            self.lost = str(error).strip().splitlines()[-1].strip() or "the device is lost"
+        return self.lost
+
+    def destroy_device(self) -> None:
+        """Destroy the device (wgpuDeviceDestroy), as a driver reset would lose it: for tests of loss."""
+        self.lost = self.lost or "destroyed by destroy_device()"
+        self.device.destroy()
+
+    def close(self) -> None:
+        """Free the device's memory now rather than when Python collects it; the door is unusable after."""
+        self.lost = self.lost or "closed"
+        self.device.destroy()
+
     # ---- objects ------------------------------------------------------------------------------
     def _create_buffer(self, size, kind, label):
         usage = self._wgpu.BufferUsage
@@ -192,10 +210,14 @@ class NativeDoor(Door):
         while self._map_status[0] == 0:  # the callback fires inside a poll
             lib.wgpuDevicePoll(self.device._internal, True, ffi.NULL)
         if self._map_status[0] != lib.WGPUMapAsyncStatus_Success:
-            from ..errors import GpuError
+            from ..errors import DeviceLostError
 
-            raise GpuError(
-                f"reading a GPU buffer back failed (status {self._map_status[0]}): the device may be lost"
+            # The engine maps nothing twice and reads only buffers it copied into, so a failed map means
+            # the device is gone (or broken): either way only a new device helps.
+            self.lost = self.lost or f"a read back failed with map status {self._map_status[0]}"
+            raise DeviceLostError(
+                f"reading a GPU buffer back failed ({self.lost}): the GPU device was lost; "
+                "the next request rebuilds the engine on a new device"
             )
         try:
             pointer = lib.wgpuBufferGetConstMappedRange(buffer._internal, offset, size)
