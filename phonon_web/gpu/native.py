@@ -22,7 +22,7 @@ _LIMITS_FROM_ADAPTER = ("max-storage-buffer-binding-size", "max-buffer-size")
 class NativeDoor(Door):
     name = "wgpu-py"
 
-    def __init__(self, adapter=None, *, want_subgroups: bool = True):
+    def __init__(self, adapter=None, *, want_subgroups: bool = True, extra_features: tuple[str, ...] = ()):
         super().__init__()
         import wgpu  # imported here so that the browser never needs it
         from wgpu.backends.wgpu_native._ffi import ffi, lib
@@ -38,6 +38,8 @@ class NativeDoor(Door):
             features.append("subgroup")
         if "timestamp-query" in adapter.features:
             features.append("timestamp-query")
+        # e.g. "timestamp-query-inside-passes" for bench/gpu_profile.py; never needed by the engine
+        features += [f for f in extra_features if f in adapter.features]
         limits = {name: adapter.limits[name] for name in _LIMITS_FROM_ADAPTER}
         self.device = adapter.request_device_sync(required_features=features, required_limits=limits)
         self.queue = self.device.queue
