@@ -46,6 +46,8 @@ def main() -> int:
         for _ in range(args.repeat):
             if prepare:
                 prepare()
+            # wait for everything before (the prepared prefill too): the probe's copy is queued last
+            door.submit([(wait, 1)])
             run_sync(door.read(probe, 0, 16))
             start = time.perf_counter()
             door.submit(submits)

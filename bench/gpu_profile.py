@@ -2,11 +2,14 @@
 
     python bench/gpu_profile.py [--weights DIR] [--repeat 5] [--out FILE.json]
 
-Each dispatch is encoded in a compute pass of its own with timestamps at the pass's start and end,
-so the figures are the kernels' own GPU times (plus one pass's fixed cost, which the "empty" line
-measures with an empty kernel). They say where a frame's GPU time goes; they are not the engine's speed
-(the engine puts a whole submit in one pass; bench/speed.py measures that). Needs the adapter's
-"timestamp-query" feature (lavapipe and NVIDIA's Vulkan driver have it).
+Two views:
+* "passes": each dispatch in a compute pass of its own, with timestamps at the pass's start and end:
+  a kernel's own GPU time plus one pass's fixed cost (the "empty" line, an empty kernel). The GPU idles
+  between passes, so its clocks may drop: read these as proportions.
+* "in one pass" (where the adapter has "timestamp-query-inside-passes"): the way the engine submits
+  (the prefill, 16 steps and a codec chunk of 16 in one pass) with a timestamp after every dispatch;
+  each figure is the time from the previous dispatch's end to this one's, barriers included.
+Needs the adapter's "timestamp-query" feature (lavapipe and NVIDIA's Vulkan driver have it).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 EMPTY_WGSL = ROOT / "bench" / "wgsl" / "empty.wgsl"
 TEXT = "The birch canoe slid on the smooth planks."
+INSIDE_PASSES = "timestamp-query-inside-passes"
 
 
 def profile_program(door, program, labels: dict) -> list[tuple[str, float]]:
@@ -70,6 +74,41 @@ def profile_program(door, program, labels: dict) -> list[tuple[str, float]]:
     return [(names[i], (stamps[2 * i + 1] - stamps[2 * i]) / 1000.0) for i in range(index)]
 
 
+def profile_in_one_pass(door, programs, labels: dict) -> list[tuple[str, float]]:
+    """Run [(program, repeat)] in one compute pass with a timestamp after each dispatch."""
+    from phonon_web.gpu.door import Copy
+
+    device, wgpu = door.device, door._wgpu
+    commands = [c for program, repeat in programs for _ in range(repeat) for c in program.commands]
+    if any(isinstance(c, Copy) for c in commands):
+        raise ValueError("in-pass profiling takes dispatches only")
+    count = len(commands) + 1
+    queries = device.create_query_set(type="timestamp", count=count)
+    usage = wgpu.BufferUsage
+    resolved = device.create_buffer(size=8 * count, usage=usage.QUERY_RESOLVE | usage.COPY_SRC)
+    readable = device.create_buffer(size=8 * count, usage=usage.MAP_READ | usage.COPY_DST)
+    encoder = device.create_command_encoder()
+    compute = encoder.begin_compute_pass()
+    compute._write_timestamp(queries, 0)
+    names = []
+    for i, command in enumerate(commands):
+        compute.set_pipeline(command.pipeline)
+        compute.set_bind_group(0, command.bind_group)
+        compute.dispatch_workgroups(command.x, command.y, command.z)
+        compute._write_timestamp(queries, i + 1)
+        names.append(labels.get(id(command.pipeline), "?") + f" [{command.x}x{command.y}x{command.z}]")
+    compute.end()
+    encoder.resolve_query_set(queries, 0, count, resolved, 0)
+    encoder.copy_buffer_to_buffer(resolved, 0, readable, 0, 8 * count)
+    device.queue.submit([encoder.finish()])
+    readable.map_sync(wgpu.MapMode.READ)
+    stamps = readable.read_mapped().cast("Q").tolist()
+    readable.unmap()
+    for item in (queries, resolved, readable):
+        item.destroy()
+    return [(names[i], (stamps[i + 1] - stamps[i]) / 1000.0) for i in range(len(commands))]
+
+
 def summarise(runs: list[list[tuple[str, float]]]) -> dict:
     """Median over runs of each dispatch, then totals per kernel label."""
     per_dispatch = [statistics.median(run[i][1] for run in runs) for i in range(len(runs[0]))]
@@ -96,10 +135,11 @@ def main() -> int:
     import phonon_web
     from bench.speed import synthetic_weights
     from phonon_web.gpu.door import Program
+    from phonon_web.gpu.native import NativeDoor
     from phonon_web.gpu.shaders import kernel
 
     weights = args.weights or synthetic_weights(args.work)
-    tts = phonon_web.load(weights)
+    tts = phonon_web.load(weights, door=NativeDoor(extra_features=(INSIDE_PASSES,)))
     engine = tts.engine
     door, lm, codec = engine.door, engine.lm, engine.codec
     if "timestamp-query" not in door.features:
@@ -127,6 +167,38 @@ def main() -> int:
     for name, values in runs.items():
         report[name] = summarise(values)
     report["empty_pass_us"] = report["empty"]["total_us"]
+    if INSIDE_PASSES in door.features:
+        steps = 16
+        one_pass = []
+        for _ in range(args.repeat):
+            lm.write_request(ids, eos_threshold=1e30, budget=engine.max_frames)
+            start = lm.start(voice)
+            copies = Program("start copies")  # the voice's keys and values: copies stay out of the pass
+            work = Program("start dispatches")
+            for command in start.commands:
+                (copies.commands if not hasattr(command, "pipeline") else work.commands).append(command)
+            door.submit([(copies, 1), (codec.reset, 1)])
+            one_pass.append(
+                profile_in_one_pass(door, [(work, 1), (lm.step, steps), (codec.chunk[16], 1)], labels)
+            )
+        each = [statistics.median(run[i][1] for run in one_pass) for i in range(len(one_pass[0]))]
+        n_start, n_step = work.dispatch_count, lm.step.dispatch_count
+        step_each = [
+            statistics.median(each[n_start + s * n_step + i] for s in range(steps)) for i in range(n_step)
+        ]
+        codec_each = each[n_start + steps * n_step :]
+        names = [name for name, _ in one_pass[0]]
+        report["in one pass"] = {
+            "prefill_us": round(sum(each[:n_start]), 2),
+            "step_us": round(sum(step_each), 2),
+            "codec_chunk_16_us": round(sum(codec_each), 2),
+            "step_each_us": {f"{i:02d} {names[n_start + i]}": round(us, 2) for i, us in enumerate(step_each)},
+            "codec_each_us": {
+                f"{i:02d} {names[n_start + steps * n_step + i]}": round(us, 2)
+                for i, us in enumerate(codec_each)
+            },
+            "prefill_each_us": {f"{i:02d} {names[i]}": round(us, 2) for i, us in enumerate(each[:n_start])},
+        }
     text = json.dumps(report, indent=1)
     print(text)
     if args.out:
