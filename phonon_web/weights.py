@@ -15,6 +15,7 @@ from .errors import WeightsError
 from .gpu.door import STORAGE, Door
 from .manifest import Manifest
 
+MODEL_TYPE = "gradium_phonon_tts"  # config.json's model_type of Phonon checkpoints
 KIND_CODES = {"q8": 0, "f16": 1, "f32": 2}  # the KIND specialisation constant of the kernels
 PARTS = ("flow_lm.", "mimi.")
 
@@ -45,6 +46,7 @@ class Weights:
                 f"the weights file has {len(blob)} bytes but its manifest says {manifest.weights.bytes}: "
                 "it is truncated or belongs to another build; download it again"
             )
+        check_phonon_model(manifest)
         self.manifest = manifest
         self.refs: dict[str, TensorRef] = {}
         self.buffers: dict[str, object] = {}
@@ -95,6 +97,41 @@ class Weights:
     @property
     def codec_buffer(self):
         return self.buffers["mimi."]
+
+
+def check_phonon_model(manifest: Manifest) -> None:
+    """WeightsError unless the manifest is of a Phonon model whose config matches its tensors' shapes.
+
+    A manifest is checked for its own consistency when read; this catches weights of another model,
+    or a config from another checkpoint, which would otherwise load and make noise."""
+    config = manifest.config
+    again = "convert a Phonon checkpoint with build_weights.py and load that folder"
+    model_type = config.get("model_type")
+    if model_type != MODEL_TYPE:
+        raise WeightsError(f"these weights are of another model ({model_type!r}, not Phonon): {again}")
+    try:
+        sizes = ("hidden_size", "num_attention_heads", "num_hidden_layers")
+        hidden, heads, layers = (int(config[k]) for k in sizes)
+        head_dim = int(config.get("head_dim") or hidden // heads)
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        raise WeightsError(f"the weights' config lacks the model's sizes or has bad ones: {again}") from None
+    expected = {"flow_lm.out_norm.weight": [hidden]}
+    for i in range(layers):
+        layer = f"flow_lm.transformer.layers.{i}."
+        expected[layer + "norm1.weight"] = [hidden]
+        expected[layer + "self_attn.in_proj.weight"] = [3 * heads * head_dim, hidden]
+        expected[layer + "self_attn.out_proj.weight"] = [hidden, heads * head_dim]
+    for name, shape in expected.items():
+        if not manifest.has_tensor(name):
+            raise WeightsError(f"the weights have no tensor {name!r}, which their config implies: {again}")
+        actual = list(manifest.tensor(name).shape)
+        if actual != shape:
+            raise WeightsError(
+                f"tensor {name} is {actual} but the weights' config makes it {shape}: the weights and "
+                f"their config come from different models; {again}"
+            )
+    if manifest.has_tensor(f"flow_lm.transformer.layers.{layers}.norm1.weight"):
+        raise WeightsError(f"the weights have more layers than their config's {layers}: {again}")
 
 
 def _prod(values) -> int:
