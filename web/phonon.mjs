@@ -279,6 +279,8 @@ class TextToSpeech {
     if (options.maxFrames != null) opts.max_frames = options.maxFrames; // undocumented: tests, previews
     if (options.normalize != null) opts.normalize = Boolean(options.normalize); // false: read as written
     if (options.temperature != null) opts.temperature = options.temperature;
+    // undocumented, for benchmarks (bench/page/): 1e30 ignores a random model's end of speech
+    if (options.eosThreshold != null) opts.eos_threshold = options.eosThreshold;
     const { id, promise } = this._connection.call(
       { type: "speak", text, options: opts },
       { audio: (samples) => onAudio?.(samples) },

@@ -3,6 +3,7 @@
 OUT_DIR gets:
   index.html, demo.css, demo.js   the demo (web/demo/), at the site's root
   phrases.json                    the benchmark texts, the demo's presets (bench/phrases.json)
+  bench/                          the benchmark page (bench/page/; driven by bench/browser.py)
   phonon.mjs, phonon.js           the page API as an ES module and as a classic <script> (web/)
   worker.js, audio-worklet.js     the worker (Pyodide + engine) and the player (web/)
   examples/script-tag.html        the smallest page using the classic script
@@ -140,6 +141,9 @@ def build_site(
         path.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(WEB / source, path)
     shutil.copyfile(PACKAGE_ROOT / "bench" / "phrases.json", out / "phrases.json")
+    bench_page = PACKAGE_ROOT / "bench" / "page"
+    if bench_page.is_dir():  # a source checkout: the benchmark page comes along (bench/browser.py)
+        shutil.copytree(bench_page, out / "bench", dirs_exist_ok=True)
 
     _pyodide_files(Path(pyodide) if pyodide else VENDOR / PYODIDE_TGZ, out / "pyodide")
 
