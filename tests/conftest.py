@@ -18,3 +18,15 @@ def door_without_subgroups():
     from phonon_web.gpu.native import NativeDoor
 
     return NativeDoor(want_subgroups=False)
+
+
+@pytest.fixture(scope="session")
+def tiny_weights(tmp_path_factory):
+    """The tiny synthetic model, converted: a folder phonon_web.load() reads."""
+    import build_weights
+    from tests.reference import checkpoint as ck
+
+    root = tmp_path_factory.mktemp("tiny")
+    ck.write_checkpoint(root / "ckpt", tiny=True, seed=0)
+    build_weights.convert(root / "ckpt", root / "web")
+    return root / "web"
