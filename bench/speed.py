@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import statistics
@@ -106,8 +107,15 @@ def time_steps(engine, steps: int) -> dict:
 
 
 def run_engine(
-    weights: Path, phrases: list[str], voices: list[str] | None, rounds: int, eos: float | None
+    weights: Path,
+    phrases: list[str],
+    voices: list[str] | None,
+    rounds: int,
+    eos: float | None,
+    max_frames: int | None = None,
+    probe_steps: int = 200,
 ) -> dict:
+    """`max_frames` caps every take (slow adapters); `probe_steps` is the length of the step timing."""
     import phonon_web
     from phonon_web.gpu.door import run_sync
 
@@ -118,7 +126,7 @@ def run_engine(
     voices = list(tts.voices)
 
     def speak(text, voice, seed):
-        return run_sync(engine.speak(text, voice=voice, seed=seed, eos_threshold=eos))
+        return run_sync(engine.speak(text, voice=voice, seed=seed, eos_threshold=eos, max_frames=max_frames))
 
     speak(phrases[0], voices[0], 12345)  # untimed warm-up
     runs = []
@@ -131,6 +139,7 @@ def run_engine(
                         "round": round_index,
                         "voice": voice,
                         "phrase": number,
+                        "chars": len(text),
                         "tokens": sum(len(t.ids) for t in engine.prepare(text)),
                         "frames": speech.frames,
                         "speech_s": speech.duration,
@@ -146,16 +155,22 @@ def run_engine(
         "speed_x": quartiles([r["speed_x"] for r in runs]),
         "speed_total_x": sum(r["speech_s"] for r in runs) / sum(r["compute_s"] for r in runs),
         "first_audio_ms": quartiles([1000 * r["first_audio_s"] for r in runs]),
-        "step": time_steps(engine, 200),
+        "step": time_steps(engine, probe_steps),
         "gpu_objects": dict(door.created),
         "runs": runs,
     }
 
 
 def run_reference(
-    weights_source: Path | None, phrases: list[str], rounds: int, tokenizer_json: str, eos: float | None
+    weights_source: Path | None,
+    phrases: list[str],
+    rounds: int,
+    tokenizer_json: str,
+    eos: float | None,
+    max_frames: int | None = None,
 ) -> dict:
-    """Transformers' generate() + the codec's one-shot decode, as the reference runs a text."""
+    """Transformers' generate() + the codec's one-shot decode, as the reference runs a text
+    (`max_frames` lowers its frame budget as the engine's cap does)."""
     import torch
 
     from phonon_web.tokenizer import Tokenizer
@@ -171,6 +186,9 @@ def run_reference(
     def speak(text: str, seed: int) -> tuple[float, float]:
         ids = tokenizer.encode(text)
         prompt = [cfg.audio_prompt_token_id] * voice.shape[0] + ids + [cfg.audio_bos_token_id]
+        budget = {}
+        if max_frames is not None:  # generate()'s own budget is ceil((tokens / 3 + 2) * frame rate)
+            budget["max_new_tokens"] = min(max_frames, math.ceil((len(ids) / 3 + 2) * cfg.frame_rate))
         torch.manual_seed(seed)
         if device == "cuda":
             torch.cuda.synchronize()
@@ -184,6 +202,7 @@ def run_reference(
                 temperature=0.3,
                 return_dict_in_generate=True,
                 **({} if eos is None else {"eos_threshold": eos}),
+                **budget,
             )
             latents = out.audio_latents[0][out.audio_latents_mask[0].bool()]
             audio = codec.decode(latents[None]).audio_values
@@ -197,7 +216,15 @@ def run_reference(
     for round_index in range(rounds):
         for number, text in enumerate(phrases):
             seconds, elapsed = speak(text, round_index)
-            runs.append({"round": round_index, "phrase": number, "speech_s": seconds, "compute_s": elapsed})
+            runs.append(
+                {
+                    "round": round_index,
+                    "phrase": number,
+                    "chars": len(text),
+                    "speech_s": seconds,
+                    "compute_s": elapsed,
+                }
+            )
     return {
         "device": torch.cuda.get_device_name()
         if device == "cuda"
@@ -221,6 +248,7 @@ def main() -> int:
     parser.add_argument("--phrases", type=int, default=None, help="only the first N phrases")
     parser.add_argument("--reference", action="store_true", help="also time the Transformers reference")
     parser.add_argument("--reference-rounds", type=int, default=1)
+    parser.add_argument("--max-frames", type=int, default=None, help="cap every take (slow adapters)")
     parser.add_argument(
         "--model-eos",
         action="store_true",
@@ -242,12 +270,15 @@ def main() -> int:
         "weights": str(weights),
         "phrases": len(phrases),
         "frames": "the model's end of speech" if eos is None else "every take runs to its budget",
-        "engine": run_engine(weights, phrases, args.voices, args.rounds, eos),
+        "max_frames": args.max_frames,
+        "engine": run_engine(weights, phrases, args.voices, args.rounds, eos, args.max_frames),
     }
     if args.reference:
         checkpoint = args.checkpoint or args.work / "ckpt"
         tokenizer_json = (Path(weights) / "tokenizer.json").read_text(encoding="utf-8")
-        result["reference"] = run_reference(checkpoint, phrases, args.reference_rounds, tokenizer_json, eos)
+        result["reference"] = run_reference(
+            checkpoint, phrases, args.reference_rounds, tokenizer_json, eos, args.max_frames
+        )
         result["engine_over_reference"] = (
             result["engine"]["speed_total_x"] / result["reference"]["speed_total_x"]
         )
