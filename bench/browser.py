@@ -183,7 +183,7 @@ def page_url(
     return server_url + "bench/?" + "&".join(f"{k}={v}" for k, v in query.items())
 
 
-def save_clips(warm: dict, folder: Path, texts: list[str], voice: str) -> None:
+def save_clips(warm: dict, folder: Path, texts: list[str], voice: str, model: str) -> None:
     """The warm takes as 16-bit WAV files, with clips.json naming each one's text (bench/quality.py)."""
     folder.mkdir(parents=True, exist_ok=True)
     listed = []
@@ -203,7 +203,8 @@ def save_clips(warm: dict, folder: Path, texts: list[str], voice: str) -> None:
                 "voice": voice,
             }
         )
-    (folder / "clips.json").write_text(json.dumps({"runtime": "browser", "clips": listed}, indent=1) + "\n")
+    listing = {"runtime": "browser", "model": f"synthetic-{model}", "clips": listed}
+    (folder / "clips.json").write_text(json.dumps(listing, indent=1) + "\n")
 
 
 def network_check(runs: list[dict]) -> dict | None:
@@ -295,7 +296,7 @@ def run_browser(
                         if kind != "first":
                             result.pop("fetches", None)  # only first visits' fetch lists are kept
                         if clips and last_warm:
-                            save_clips(result, clips, texts, voice)
+                            save_clips(result, clips, texts, voice, model)
                         log(f"  {kind}: {short(result)}")
                         runs.append(result)
             finally:
@@ -323,7 +324,9 @@ def run_browser(
             "voice": voice,
             "phrases": phrases,
             "max_frames": max_frames,
-            "frames": "every take runs to its budget or the cap (the model's end of speech is ignored)",
+            "frames": "every take runs to its budget or the cap (the model's end of speech is ignored)"
+            if all(r.get("eosThresholdTaken", True) for r in runs)
+            else "phonon.mjs refused eosThreshold: takes end at the model's end of speech or the cap",
             "rounds": rounds,
             "download_mbit_s": DOWNLOAD_MBIT_S,
             "speed": "seconds of speech / seconds from the speak() call to its resolved result, in the page",
