@@ -27,8 +27,9 @@ from .speech import Speech
 class Phonon:
     """A loaded model. Build one with `load()`.
 
-    It keeps the model's files and a way to open a new GPU door (`new_door`), so that after a lost
-    device (DeviceLostError) the next speak() rebuilds the engine on a new device and speaks."""
+    It keeps the model's files and a way to open a new GPU door (`new_door`): the request that meets a
+    lost device raises DeviceLostError, and the next speak() rebuilds the engine on a new device (the
+    weights uploaded again) and speaks."""
 
     def __init__(
         self, engine: Engine, *, files: ModelFiles | None = None, new_door: Callable[[], Door] | None = None
@@ -37,6 +38,7 @@ class Phonon:
         self._files = files
         self._new_door = new_door
         self.owns_door = False  # True when the door was opened here: close() then frees its device
+        self._rebuild = False  # a request met a lost device: the next one builds a new engine
         self._voices = engine.voices
         self._sample_rate = engine.sample_rate
         self._lock = threading.Lock()  # one request at a time, from any thread
@@ -72,19 +74,24 @@ class Phonon:
         should_stop = stop_check(cancel)
         with self._lock:
             engine = self._ready_engine()
-            return run_sync(
-                engine.speak(
-                    text,
-                    voice=voice,
-                    speed=speed,
-                    seed=seed,
-                    on_audio=on_audio,
-                    on_progress=on_progress,
-                    normalize=normalize,
-                    max_frames=max_frames,
-                    should_stop=should_stop,
-                )
+            speaking = engine.speak(
+                text,
+                voice=voice,
+                speed=speed,
+                seed=seed,
+                on_audio=on_audio,
+                on_progress=on_progress,
+                normalize=normalize,
+                max_frames=max_frames,
+                should_stop=should_stop,
             )
+            try:
+                return run_sync(speaking)
+            except DeviceLostError as error:
+                self._rebuild = True
+                if self._new_door is None:
+                    raise self._cannot_rebuild(engine) from error
+                raise
 
     def close(self) -> None:
         """Free the GPU memory; speak() raises ClosedError afterwards. Closing twice is harmless."""
@@ -98,17 +105,21 @@ class Phonon:
         engine = self.engine
         if engine is None:
             raise ClosedError("this model was closed: load it again with phonon_web.load() to speak")
-        if not engine.door.lost:
+        if not self._rebuild:
             return engine
-        if self._new_door is None or self._files is None:
-            raise DeviceLostError(
-                f"the GPU device was lost ({engine.door.lost}) and this model was loaded on a door it was "
-                "given: load it again with phonon_web.load(), or pass new_door= to rebuild by itself"
-            )
+        if self._new_door is None:
+            raise self._cannot_rebuild(engine)
         # The old engine stays until the new one exists: if building fails, the next call tries again.
         self.engine = Engine(self._new_door(), self._files, **engine.options)
-        self.owns_door = True
+        self.owns_door, self._rebuild = True, False
         return self.engine
+
+    @staticmethod
+    def _cannot_rebuild(engine: Engine) -> DeviceLostError:
+        return DeviceLostError(
+            f"the GPU device was lost ({engine.door.lost}) and this model was loaded on a door it was "
+            "given: load it again with phonon_web.load(), or pass new_door= to let it rebuild itself"
+        )
 
 
 def load(
