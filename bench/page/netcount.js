@@ -1,14 +1,18 @@
 // Counts every byte the page and its worker fetched, from Resource Timing (same origin, so sizes and
 // times are all exposed). The page sees its own entries; the worker's come from worker-probe.js.
 //
-// transferSize is 0 when the HTTP cache answered and a few hundred bytes for a 304 revalidation;
-// Chromium counts the headers of any response as a flat 300 bytes in it. encodedBodySize is the body
-// as sent (also for a body that came from the HTTP cache). So the bytes that came over the network
-// are the bodies of the responses whose transferSize exceeds their body (networkBodyBytes): on a
-// first visit this equals what Playwright's network events report (checked by bench/browser.py). The benchmark page's own
+// transferSize is 0 when the HTTP cache answered; otherwise it is the body plus the headers, which
+// Chromium counts as a flat 300 bytes (so a 304 revalidation is 300 bytes). encodedBodySize is the body
+// as sent, also for a body that came out of the HTTP cache. So a response whose body came over the
+// network is one whose transferSize exceeds its body by at least 300 bytes, and networkBodyBytes sums
+// those bodies: on a first visit it equals what Playwright's network events report (bench/browser.py
+// checks it once per run). The benchmark page's own
 // files (under /bench/, and the texts it reads) are not Phonon's and are reported apart.
 
 const PROBE_TIMEOUT_MS = 5000;
+const HEADER_BYTES = 300;
+
+export const cameOverNetwork = (r) => r.transferSize > 0 && r.transferSize - r.encodedBodySize >= HEADER_BYTES;
 
 export function workerEntries() {
   return new Promise((resolve, reject) => {
@@ -70,7 +74,7 @@ export function summarise(list) {
   const phonon = list.filter((r) => !isBenchFile(r.path));
   const bench = list.filter((r) => isBenchFile(r.path));
   return {
-    networkBodyBytes: sum(phonon.filter((r) => r.transferSize > r.encodedBodySize), "encodedBodySize"),
+    networkBodyBytes: sum(phonon.filter(cameOverNetwork), "encodedBodySize"),
     transferBytes: sum(phonon, "transferSize"),
     bodyBytes: sum(phonon, "encodedBodySize"),
     fetches: phonon.length,
