@@ -241,6 +241,7 @@ class Engine:
         check_callback("on_progress", on_progress)
         check_callback("should_stop", should_stop)
         spoken, takes = self._prepare(text, check_flag("normalize", normalize))
+        _stop_if(should_stop)  # a request cancelled already does not wait its turn to say so
         if self._requests == 0:
             # A new lock whenever none waits: an asyncio.Lock belongs to the event loop it first waited
             # in, and tests run one loop after another (natively `run_sync` runs none at all).
