@@ -12,8 +12,9 @@
 * warm run: a fresh page: load, one untimed sentence, then the benchmark texts with the round's seed.
 
 Each round runs the three kinds once, in an order that rotates every round, after waiting for the
-machine to be quiet (bench/quiet.py; what it saw is recorded). One untimed cold run first fills the
-caches. Every number is a median with its 25th-75th percentiles (bench/speed.py's quartiles).
+machine to be quiet (bench/quiet.py; what it saw is recorded). The first round opens with a first
+visit, which fills the caches for the cold runs. Every number is a median with its 25th-75th
+percentiles (bench/speed.py's quartiles).
 
 Here Chromium's WebGPU adapter is SwiftShader, a CPU rasteriser: a full-size step takes 100+ ms there
 and compiling the pipelines about 25 s, so the defaults are the tiny synthetic model, a frame cap and
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import hashlib
 import json
 import os
 import platform
@@ -39,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.quiet import wait_quiet  # noqa: E402
-from bench.speed import quartiles, synthetic_weights  # noqa: E402
+from bench.speed import quartiles  # noqa: E402
 
 CHROMIUM = os.environ.get("PHONON_CHROMIUM", "/usr/bin/chromium")
 FLAGS = [
@@ -59,17 +61,21 @@ SOFTWARE_ADAPTERS = ("swiftshader", "llvmpipe", "lavapipe", "softpipe")
 
 
 def model_weights(model: str, work: Path) -> tuple[Path, Path]:
-    """(weights folder, checkpoint folder) of the synthetic model of that size, made once."""
-    if model == "full":
-        web = synthetic_weights(work)  # build/bench/{ckpt,web}, as bench/speed.py makes them
-        return web, work / "ckpt"
+    """(weights folder, checkpoint folder) of the synthetic model of that size, made once and made again
+    when the checkpoint writer or the converter changes (a stale weights format would not load)."""
     import build_weights
     from tests.reference.checkpoint import write_checkpoint
 
-    folder = work / "tiny"
-    if not (folder / "web" / "manifest.json").is_file():
-        write_checkpoint(folder / "ckpt", tiny=True, seed=0)
+    folder = work if model == "full" else work / model  # full: bench/speed.py's build/bench/{ckpt,web}
+    sources = (ROOT / "tests" / "reference" / "checkpoint.py", ROOT / "build_weights.py")
+    stamp = hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()
+    stamp_file = folder / "made-by.sha256"
+    if not stamp_file.is_file() or stamp_file.read_text() != stamp:
+        for made in (folder / "ckpt", folder / "web"):
+            shutil.rmtree(made, ignore_errors=True)
+        write_checkpoint(folder / "ckpt", tiny=model == "tiny", seed=0)
         build_weights.convert(folder / "ckpt", folder / "web")
+        stamp_file.write_text(stamp)
     return folder / "web", folder / "ckpt"
 
 
@@ -275,14 +281,15 @@ def run_browser(
                 url = lambda kind, seed, clip=False: page_url(  # noqa: E731
                     server.url, kind, seed, phrases, max_frames, voice, clip
                 )
-                log("browser: one untimed cold run fills the caches")
-                primer = browser.run(url("cold", 0), page_timeout_s)
+                # round 0 opens with a first visit, which fills the caches for the cold runs after it
+                assert round_order(0)[0] == "first"
                 checked_network = False
                 for round_index in range(rounds):
                     order = round_order(round_index)
                     waited = wait_quiet(**quiet)
                     rounds_log.append({"round": round_index, "order": order, "quiet": waited})
-                    log(f"browser round {round_index + 1}/{rounds}: {' '.join(order)} (quiet: {waited})")
+                    state = "quiet" if waited.get("quiet") else f"not quiet after {waited['waited_s']:.0f} s"
+                    log(f"browser round {round_index + 1}/{rounds}: {' '.join(order)} ({state})")
                     for kind in order:
                         last_warm = kind == "warm" and round_index == rounds - 1
                         result = browser.run(
@@ -305,6 +312,7 @@ def run_browser(
         server.shutdown()
         server.server_close()
 
+    primer = runs[0]
     adapter = primer["info"]["adapter"]
     return {
         "environment": {
