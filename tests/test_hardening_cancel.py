@@ -74,8 +74,10 @@ def test_cancel_at_100_random_points_leaves_the_engine_as_fresh(engine, fresh):
     points = counting.calls  # how many times a whole request asks
     assert points >= 10
     rng = random.Random(6)
+    tried = set()
     for round_ in range(100):
         stop = StopAt(rng.randint(1, points))
+        tried.add(stop.at)
         with pytest.raises(CancelledError):
             speaking = engine.speak(
                 CANCELLED,
@@ -91,6 +93,7 @@ def test_cancel_at_100_random_points_leaves_the_engine_as_fresh(engine, fresh):
         assert cancelled - stop.stopped_at < 0.25  # promptly: no GPU work waited for
         index = round_ % len(AFTER)
         assert _result(_after(engine, index)) == fresh[index], f"round {round_}, cancelled at call {stop.at}"
+    assert tried == set(range(1, points + 1))  # every place a request can be cancelled, several times
 
 
 def test_phonon_cancel_takes_an_event_or_a_function(tiny_weights, door):
