@@ -37,10 +37,11 @@ from pathlib import Path
 import numpy as np
 
 from phonon_web.errors import WeightsError
+from phonon_web.manifest import VERSION as MANIFEST_VERSION
 from phonon_web.manifest import load_manifest
 
 FORMAT = "phonon-web-weights"
-VERSION = 1
+VERSION = MANIFEST_VERSION  # 2: SEANet transposed-conv weights in phase order (convtr_phases)
 ALIGN = 4  # every tensor and every scale table starts at a multiple of 4 bytes (one u32 word)
 Q8_BLOCK = 32  # values per f16 scale, along a row
 Q8_MIN_VALUES = 16_384  # tensors with at least this many values are stored q8, smaller ones f16
@@ -195,6 +196,27 @@ def as_stored(name: str, array: np.ndarray, config: dict) -> np.ndarray:
     return array
 
 
+def convtr_phases(name: str, array: np.ndarray, config: dict) -> np.ndarray:
+    """A ConvTranspose1d weight [in][out][2s] (kernel twice its stride s) -> [s * out][in][2].
+
+    The codec computes each output phase p (output row s*m + p) as a GEMM over K = (input channel i,
+    tap t): t = 0 reads the previous input row through kernel tap p + s, t = 1 the current one through
+    tap p. Row p * out + o of the stored matrix holds output channel o of phase p with K in the order the
+    kernel walks it (k = 2i + t), so the GEMM reads whole q8 rows (16 bytes a load) instead of one value
+    at a time from scattered taps. The engine finds `out` from the bias (SEANet convs have one)."""
+    if array.ndim != 3 or array.shape[2] % 2:
+        raise WeightsError(
+            f"{name}: a transposed conv of shape {array.shape}, expected [in][out][2 x stride]"
+        )
+    cin, cout, taps = array.shape
+    stride = taps // 2
+    phases = np.empty((stride, cout, cin, 2), dtype=np.float32)
+    for p in range(stride):
+        phases[p, :, :, 0] = array[:, :, p + stride].T
+        phases[p, :, :, 1] = array[:, :, p].T
+    return phases.reshape(stride * cout, cin, 2)
+
+
 @dataclass(frozen=True)
 class Rule:
     pattern: str  # regex, matched with re.search against the original tensor name
@@ -208,9 +230,10 @@ _LM_LAYER = r"^flow_lm\.transformer\.layers\.\d+\."
 _FLOW = r"^flow_lm\.flow_net\."
 _CODEC_LAYER = r"^mimi\.decoder_transformer\.transformer\.layers\.\d+\."
 
-# Ordered: the first rule whose pattern matches decides. Layout transforms still to come (a later
-# issue): q/k rows of the fused in_proj from interleaved RoPE pairs to halves, folded constants,
-# convolution weights to [out][tap][in].
+# Ordered: the first rule whose pattern matches decides. Most tensors keep the checkpoint's layout,
+# which the kernels read as it is (interleaved RoPE pairs rotated in the QKV epilogues, [out][in][taps]
+# convolutions gathered along K = in x taps); the SEANet transposed convolutions are stored per output
+# phase (convtr_phases).
 RULES: tuple[Rule, ...] = (
     # training-only
     Rule(r"^flow_lm\.flow\.w_s_t\.", "skip", why="training-only: the LSD loss weighting"),
@@ -246,6 +269,12 @@ RULES: tuple[Rule, ...] = (
     Rule(_CODEC_LAYER + r"norm[12]\.(weight|bias)$", "keep"),
     Rule(_CODEC_LAYER + r"linear[12]\.weight$", "keep"),
     Rule(_CODEC_LAYER + r"layer_scale_[12]\.scale$", "keep"),
+    Rule(
+        r"^mimi\.decoder\.model\.\d+\.convtr\.weight$",
+        "keep",
+        transform=convtr_phases,
+        why="SEANet ConvTranspose: one GEMM matrix per output phase",
+    ),
     Rule(r"^mimi\.decoder\.model\.\d+\.(conv|convtr)\.(weight|bias)$", "keep", why="SEANet conv"),
     Rule(r"^mimi\.decoder\.model\.\d+\.block\.\d+\.conv\.(weight|bias)$", "keep", why="SEANet residual conv"),
 )

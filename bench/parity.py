@@ -35,6 +35,7 @@ def main() -> int:
     args = parser.parse_args()
 
     import build_weights
+    from bench.speed import is_current
     from phonon_web.engine import Engine
     from phonon_web.files import ModelFiles
     from phonon_web.gpu.door import run_sync
@@ -49,7 +50,7 @@ def main() -> int:
         if not (checkpoint / "model.safetensors").is_file():
             write_checkpoint(checkpoint, tiny=False, seed=0)
     web = args.work / "web"
-    if not (web / "manifest.json").is_file():
+    if not is_current(web):
         build_weights.convert(checkpoint, web)
     phrases = json.loads((ROOT / "bench" / "phrases.json").read_text())["phrases"][: args.phrases]
 

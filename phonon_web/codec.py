@@ -87,6 +87,8 @@ class Conv:
     dilation: int
     transposed: bool
     stride: int = 1
+    channels_in: int = 0
+    channels_out: int = 0
 
 
 class Codec:
@@ -237,12 +239,23 @@ class Codec:
     def _conv(self, base: str, *, transposed: bool = False, dilation: int = 1) -> Conv:
         weight = self._ref(base + "weight")
         bias = self.weights.get(base + "bias")
-        taps = weight.shape[2]
-        conv = Conv(weight, bias, taps, dilation, transposed)
-        if transposed:
-            if taps % 2:
-                raise WeightsError(f"{base}weight: a transposed conv of kernel {taps}, not 2 x stride")
-            conv.stride = taps // 2
+        if not transposed:  # [out][in][taps], as the checkpoint holds it
+            out, cin, taps = weight.shape
+            conv = Conv(weight, bias, taps, dilation, False, channels_in=cin, channels_out=out)
+        else:  # [stride * out][in][2]: build_weights.convtr_phases
+            if (
+                bias is None
+                or len(weight.shape) != 3
+                or weight.shape[2] != 2
+                or weight.shape[0] % bias.shape[0]
+            ):
+                raise WeightsError(
+                    f"{base}weight: expected a transposed conv in phase order with its bias, got shape "
+                    f"{weight.shape}: build the weights again with this phonon_web's build_weights.py"
+                )
+            out, cin = bias.shape[0], weight.shape[1]
+            stride = weight.shape[0] // out
+            conv = Conv(weight, bias, 2 * stride, dilation, True, stride, channels_in=cin, channels_out=out)
         self.convs.append(conv)
         return conv
 
@@ -262,7 +275,7 @@ class Codec:
                 steps.append(("conv", layer, current, out))
             elif kind == "convtr":
                 out = Signal(
-                    f"convtr{len(signals)}", layer.weight.shape[1], current.rows_per_frame * layer.stride
+                    f"convtr{len(signals)}", layer.channels_out, current.rows_per_frame * layer.stride
                 )
                 current.need(1)
                 steps.append(("convtr", layer, current, out))
@@ -552,7 +565,7 @@ class Codec:
                     f"codec {target.name}", layer, source, target, rpf, elu=False, y_row0=target.context
                 )
             elif kind == "convtr":
-                cin, cout, stride = layer.weight.shape[0], layer.weight.shape[1], layer.stride
+                cin, cout, stride = layer.channels_in, layer.channels_out, layer.stride
                 self._gemm(
                     f"codec {target.name}",
                     weight=layer.weight,

@@ -2,7 +2,7 @@
 
 Pure Python (standard library only): this runs in Pyodide, where there is no numpy.
 
-A manifest (`manifest.json`, format "phonon-web-weights", version 1) says where each tensor lies in
+A manifest (`manifest.json`, format "phonon-web-weights", version 2) says where each tensor lies in
 the one weights blob and how it is stored:
 
 * `q8`: int8 values, `rows` x `padded_cols` row-major from `offset` (each row padded with zeros to a
@@ -28,7 +28,7 @@ from typing import Any
 from .errors import WeightsError
 
 FORMAT = "phonon-web-weights"
-VERSION = 1
+VERSION = 2  # 2: SEANet transposed-conv weights stored per output phase (build_weights.convtr_phases)
 KINDS = ("q8", "f16", "f32")
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -280,6 +280,12 @@ def load_manifest(source: str | bytes | dict) -> Manifest:
         raise WeightsError(
             f"these weights were built in manifest version {version}, newer than this phonon_web reads "
             f"(version {VERSION}): update phonon_web, or build the weights with its own build_weights.py."
+        )
+    if version < VERSION:
+        raise WeightsError(
+            f"these weights were built in manifest version {version}, older than this phonon_web reads "
+            f"(version {VERSION}; the layout of some tensors changed): build them again from the "
+            "checkpoint with this phonon_web's build_weights.py."
         )
     missing = [k for k in ("weights", "tensors", "voices", "tokenizer", "config") if k not in data]
     if missing:

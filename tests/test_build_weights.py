@@ -209,7 +209,12 @@ def built(checkpoint, tmp_path_factory) -> tuple[Path, dict]:
 
 
 def originals(checkpoint: Path) -> dict[str, np.ndarray]:
-    return bw.read_safetensors(checkpoint / "model.safetensors")
+    """The checkpoint's tensors in the layout build_weights stores them (each rule's transform)."""
+    out = {}
+    for name, array in bw.read_safetensors(checkpoint / "model.safetensors").items():
+        rule = bw.rule_for(name)
+        out[name] = array if rule is None or rule.action == "skip" else rule.transform(name, array, {})
+    return out
 
 
 def sha(data: bytes) -> str:
@@ -329,7 +334,7 @@ def test_manifest_describes_the_files(checkpoint, built):
     out, manifest = built
     on_disk = json.loads((out / "manifest.json").read_text())
     assert on_disk == manifest
-    assert on_disk["format"] == FORMAT and on_disk["version"] == 1
+    assert on_disk["format"] == FORMAT and on_disk["version"] == bw.VERSION == 2
     blob = (out / "weights.bin").read_bytes()
     assert manifest["weights"] == {"file": "weights.bin", "bytes": len(blob), "sha256": sha(blob)}
     tok = (checkpoint / "tokenizer.5.0.0.json").read_bytes()
@@ -631,7 +636,9 @@ def test_manifest_reader_rejects_other_formats_and_damage(built):
     with pytest.raises(WeightsError, match="not a phonon-web weights manifest"):
         load_manifest({"weight_map": {}})
     with pytest.raises(WeightsError, match="newer than this phonon_web"):
-        load_manifest({**written, "version": 2})
+        load_manifest({**written, "version": bw.VERSION + 1})
+    with pytest.raises(WeightsError, match="older than this phonon_web reads"):
+        load_manifest({**written, "version": bw.VERSION - 1})
     with pytest.raises(WeightsError, match="not valid JSON"):
         load_manifest(json.dumps(written)[:-20])
     with pytest.raises(WeightsError, match="lacks tensors"):

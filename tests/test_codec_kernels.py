@@ -356,7 +356,8 @@ def test_conv_gathers_left_context_with_elu_and_residual(door, kind):
 def test_transposed_conv_by_output_phases(door, kind):
     cin, cout, stride, rows = 20, 12, 5, 30
     blob = Blob()
-    blob.add("w", RNG.standard_normal((cin, cout, 2 * stride)) * 0.1, kind)  # [in][out][2s], as stored
+    original = RNG.standard_normal((cin, cout, 2 * stride)) * 0.1  # ConvTranspose1d's [in][out][2s]
+    blob.add("w", bw.convtr_phases("w", original, {}), kind)  # [s * out][in][2], as build_weights stores it
     blob.add("b", RNG.standard_normal(cout) * 0.1, "f16")
     x = RNG.standard_normal((1 + rows, cin))  # row 0: the previous chunk's last row
     fields = dict(
@@ -378,13 +379,31 @@ def test_transposed_conv_by_output_phases(door, kind):
     )
     full = torch.nn.functional.conv_transpose1d(
         torch.from_numpy(elu(x)).T[None],
-        torch.from_numpy(blob.value("w")),
+        torch.from_numpy(phases_back(blob.value("w"), stride)),
         torch.from_numpy(blob.value("b")),
         stride=stride,
     )[0].T.numpy()
     want = full[stride : stride * (rows + 1)]  # the outputs of rows 1.., trimmed on the right
     got = download(door, y).reshape(-1, cout)[2:]
     np.testing.assert_allclose(got, want, atol=2e-5)
+
+
+def phases_back(stored: np.ndarray, stride: int) -> np.ndarray:
+    """The ConvTranspose1d weight [in][out][2s] that a [s * out][in][2] phase-order weight came from."""
+    rows, cin, _ = stored.shape
+    cout = rows // stride
+    w = np.empty((cin, cout, 2 * stride), stored.dtype)
+    for p in range(stride):
+        w[:, :, p + stride] = stored[p * cout : (p + 1) * cout, :, 0].T
+        w[:, :, p] = stored[p * cout : (p + 1) * cout, :, 1].T
+    return w
+
+
+def test_convtr_phases_round_trips():
+    w = RNG.standard_normal((6, 4, 8)).astype(np.float32)
+    stored = bw.convtr_phases("w", w, {})
+    assert stored.shape == (16, 6, 2)
+    np.testing.assert_array_equal(phases_back(stored, 4), w)
 
 
 def test_split_k_sums_in_the_same_order_for_every_chunk_size(door):

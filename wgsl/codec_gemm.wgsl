@@ -12,8 +12,9 @@
 //     context in its first rows, so output row m reads input rows m .. m + (taps - 1) * dil.
 //   * transposed conv (TRANSPOSED, kernel 2s, stride s): one GEMM per output phase (workgroup z):
 //     out[s*m + phase][o] = sum_i x[m][i] W[i][o][phase + s] + x[m + 1][i] W[i][o][phase], i.e. the conv
-//     gather with 2 taps (t = 0 the previous input row, kept as context, t = 1 the current one) and B
-//     read from the ConvTranspose1d weight [in][out][2s] at tap phase + s * (1 - t).
+//     gather with 2 taps (t = 0 the previous input row, kept as context, t = 1 the current one). B is
+//     row phase * cols + o of the weight as build_weights.convtr_phases stores it ([s * out][in][2],
+//     k = 2i + t), so it reads like any other GEMM's B.
 // GELU_TANH picks the tanh approximation for EPI_GELU (Pocket TTS's codec uses the exact one).
 // ELU_A applies ELU to A as it loads (every SEANet conv but the first reads ELU of its input).
 //
@@ -137,13 +138,15 @@ fn load_a(row: u32, k: u32, kend: u32, mean: f32, rstd: f32) -> vec4<f32> {
 }
 
 // One value of B (col < cols, kc < kend).
-fn b_value(col: u32, kc: u32, phase: u32) -> f32 {
+fn b_row(col: u32, phase: u32) -> u32 {
     if (TRANSPOSED) {
-        let stride = p.phases;
-        let tap = phase + stride * (1u - (kc & 1u));
-        return weight_at(WKIND, p.w_word, p.w_scales, p.w_cols, p.w_padded, kc / 2u, col * 2u * stride + tap);
+        return phase * p.cols + col;
     }
-    return weight_at(WKIND, p.w_word, p.w_scales, p.w_cols, p.w_padded, col, kc);
+    return col;
+}
+
+fn b_value(col: u32, kc: u32, phase: u32) -> f32 {
+    return weight_at(WKIND, p.w_word, p.w_scales, p.w_cols, p.w_padded, b_row(col, phase), kc);
 }
 
 // Four values of B's column `col` (an output channel) from k on.
@@ -151,10 +154,11 @@ fn load_b(col: u32, k: u32, kend: u32, phase: u32) -> vec4<f32> {
     if (col >= p.cols) {
         return vec4<f32>(0.0);
     }
-    if (WKIND == KIND_Q8 && !TRANSPOSED) {
+    if (WKIND == KIND_Q8) {
         // Rows are zero-padded to a multiple of 32 and K tiles never pass the padding; A is zero past K.
-        let word = weights[p.w_word + col * (p.w_padded / 4u) + k / 4u];
-        return vec4<f32>(unpack4xI8(word)) * q8_scale(p.w_scales, col, p.w_padded, k / 32u);
+        let row = b_row(col, phase);
+        let word = weights[p.w_word + row * (p.w_padded / 4u) + k / 4u];
+        return vec4<f32>(unpack4xI8(word)) * q8_scale(p.w_scales, row, p.w_padded, k / 32u);
     }
     if (k + 4u <= kend) {
         return vec4<f32>(b_value(col, k, phase), b_value(col, k + 1u, phase), b_value(col, k + 2u, phase),
