@@ -41,6 +41,11 @@ def plain_numbers(*axes) -> None:
         axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
 
 
+def readable(value: float) -> str:
+    """1626.1 -> '1,626'; 5.99 -> '5.99'; 0.041 -> '0.041'."""
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
+
+
 def label(row: Row) -> str:
     return row.label + (" [software adapter]" if row.software else "")
 
@@ -53,6 +58,9 @@ def bar_chart(
     if not rows:
         return None
     plt = _pyplot()
+    lows = [r.metrics[key]["p25"] * scale for r in rows]
+    span = max(r.metrics[key]["p75"] * scale for r in rows)
+    spread_out = span / max(min(lows), 1e-12) > 20
     fig, ax = plt.subplots(figsize=(10, 0.55 * len(rows) + 1.6))
     for y, row in enumerate(rows):
         q = row.metrics[key]
@@ -60,11 +68,15 @@ def bar_chart(
         ax.barh(y, median, color=COLOURS[row.runtime], hatch="//" if row.software else None,
                 edgecolor="white" if row.software else None, alpha=0.85)  # fmt: skip
         ax.errorbar(median, y, xerr=[[median - low], [high - median]], color="black", capsize=4, lw=1.2)
-        ax.text(high * 1.08, y, f"{median:.3g}{unit}", va="center", fontsize=8)
+        ax.text(high + (high * 0.08 if spread_out else span * 0.01), y, readable(median) + unit,
+                va="center", fontsize=8)  # fmt: skip
     ax.set_yticks(range(len(rows)), [label(r) for r in rows], fontsize=8)
     ax.invert_yaxis()
-    ax.set_xscale("log")
-    plain_numbers(ax.xaxis)
+    if spread_out:  # values over orders of magnitude: log scale
+        ax.set_xscale("log")
+        plain_numbers(ax.xaxis)
+    else:
+        ax.set_xlim(0, span * 1.15)
     ax.set_title(title + " (median, bars: 25th-75th percentile)", fontsize=10)
     ax.grid(axis="x", which="both", alpha=0.3)
     fig.tight_layout()
@@ -78,7 +90,7 @@ def speed_by_length(rows: list[Row], path: Path) -> Path | None:
     if not rows:
         return None
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(10, 5.5))
+    fig, ax = plt.subplots(figsize=(13, 5.5))
     markers = "osD^v<>ph*"
     for index, row in enumerate(rows):
         points = by_length(row.takes)
@@ -92,11 +104,13 @@ def speed_by_length(rows: list[Row], path: Path) -> Path | None:
     ax.set_xscale("log")
     ax.set_yscale("log")
     plain_numbers(ax.xaxis, ax.yaxis)
+    ax.set_xticks([20, 30, 50, 100, 200, 300, 500])
+    ax.xaxis.set_minor_formatter("")
     ax.set_xlabel("text length (characters)")
     ax.set_ylabel("speed (seconds of speech per second)")
     ax.set_title("Speed against text length (median per text, bars: 25th-75th percentile)", fontsize=10)
     ax.grid(which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="best")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -109,7 +123,7 @@ def make_figures(results: Path = RESULTS, out: Path = FIGURES) -> list[Path]:
     browser = [r for r in rows if r.runtime == "browser"]
     loads = (("cold_start_ms", "cold start"), ("first_visit_50mbit_ms", "first visit, 50 Mbit/s"))
     page_rows = [
-        Row(**{**r.__dict__, "metrics": {"load": r.metrics[key]}, "machine": f"{r.machine} {what}"})
+        Row(**{**r.__dict__, "metrics": {"load": r.metrics[key]}, "note": what})
         for r in browser
         for key, what in loads
         if key in r.metrics

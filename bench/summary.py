@@ -36,10 +36,12 @@ class Row:
     source: str  # the results file
     metrics: dict = field(default_factory=dict)  # name -> {"median", "p25", "p75", "n"}
     takes: list = field(default_factory=list)  # (characters of the text, speed) for each take
+    note: str = ""  # what a figure shows of this row, when it is not the runtime as a whole
 
     @property
     def label(self) -> str:
-        return f"{self.machine} {RUNTIME_NAMES[self.runtime]} ({short_adapter(self.adapter)}, {self.model})"
+        text = f"{self.machine} {RUNTIME_NAMES[self.runtime]} ({short_adapter(self.adapter)}, {self.model})"
+        return f"{text}: {self.note}" if self.note else text
 
 
 RUNTIME_NAMES = {
