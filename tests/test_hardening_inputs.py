@@ -184,8 +184,9 @@ def test_100k_characters_stream_in_parts_with_flat_memory(tts, reference):
     assert all(sent >= done * 1920 for done, _, sent in progress)
     assert streamed[0] == samples and words == len(text.split())
     # The result itself is what grows: its 18.6k words, 25k tokens (Timed objects) and 1.8 MB of audio
-    # made up 17.3 MB of the 18.5 MB peak measured (the rest: the text's parts, tokenised up front). 32 MB leaves room for other Pythons' object sizes but
-    # not for a copy of the result or anything kept per part (a part's alignment rows, its chunks).
+    # made up 17.3 MB of the 18.5 MB peak measured (the rest: the text's parts, tokenised up front).
+    # 32 MB leaves room for other Pythons' object sizes but not for a copy of the result or anything
+    # kept per part (a part's alignment rows, its chunks).
     assert peak - before < 32 * MB, (peak - before) / MB
     assert held - before > 4 * MB  # the words really were measured
     # nothing stays behind once the result is dropped
