@@ -324,25 +324,12 @@ fn main(
     let quad = (lid % 8u) * 4u;
     let a0 = (li.y * 4u) * 8u;
     let b0 = (li.x * 4u) * 8u;
-    // Each step's tiles are loaded into registers during the previous step's products, so the loads'
-    // memory latency overlaps arithmetic instead of stalling every step (the sums' order is unchanged).
-    var next_a0 = load_a(row, kbeg + quad, kend, mean.x, rstd.x);
-    var next_a1 = load_a(row + 32u, kbeg + quad, kend, mean.y, rstd.y);
-    var next_b0 = load_b(col, kbeg + quad, kend, phase);
-    var next_b1 = load_b(col + 32u, kbeg + quad, kend, phase);
     for (var k0 = kbeg; k0 < kend; k0 += 32u) {
-        a_tile[lid] = next_a0;
-        a_tile[lid + 256u] = next_a1;
-        b_tile[lid] = next_b0;
-        b_tile[lid + 256u] = next_b1;
+        a_tile[lid] = load_a(row, k0 + quad, kend, mean.x, rstd.x);
+        a_tile[lid + 256u] = load_a(row + 32u, k0 + quad, kend, mean.y, rstd.y);
+        b_tile[lid] = load_b(col, k0 + quad, kend, phase);
+        b_tile[lid + 256u] = load_b(col + 32u, k0 + quad, kend, phase);
         workgroupBarrier();
-        let k1 = k0 + 32u;
-        if (k1 < kend) {
-            next_a0 = load_a(row, k1 + quad, kend, mean.x, rstd.x);
-            next_a1 = load_a(row + 32u, k1 + quad, kend, mean.y, rstd.y);
-            next_b0 = load_b(col, k1 + quad, kend, phase);
-            next_b1 = load_b(col + 32u, k1 + quad, kend, phase);
-        }
         for (var kk = 0u; kk < 8u; kk++) {
             let w0 = b_tile[b0 + kk];
             let w1 = b_tile[b0 + 8u + kk];

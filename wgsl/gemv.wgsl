@@ -68,62 +68,9 @@ struct Params {
 var<workgroup> xs: array<f32, KP>;
 
 // ---- prologues ----------------------------------------------------------------------------------
-// A LayerNorm prologue over K <= 2 x WG_SIZE values (every LayerNorm of the step: K is the hidden
-// size) has each invocation's two values, and their affine weights and modulations, loaded at the very
-// start of main(), before the gate and before anything waits; longer rows take the loop below.
-const LN_EARLY: bool = K <= 2u * WG_SIZE;
-
-struct Early {
-    x: vec2<f32>,
-    w: vec2<f32>,
-    b: vec2<f32>,
-    shift: vec2<f32>,
-    scale: vec2<f32>,
-}
-
-fn early_value(i: u32) -> vec4<f32> {  // (x, w, b, shift) of element i; scale separately
-    var v = vec4<f32>(0.0, 1.0, 0.0, 0.0);
-    if (i < K) {
-        v.x = src[params.src_offset + i];
-        if (params.ln_affine != 0u) {
-            v.y = vector_at(params.ln_kind, params.ln_w, i);
-            v.z = vector_at(params.ln_kind, params.ln_b, i);
-        }
-        if (PROLOGUE == P_ADALN) { v.w = aux[params.mod_shift + i]; }
-    }
-    return v;
-}
-
-fn early_scale(i: u32) -> f32 {
-    if (PROLOGUE == P_ADALN && i < K) { return aux[params.mod_scale + i]; }
-    return 0.0;
-}
-
-fn early_loads(lid: u32) -> Early {
-    var e = Early(vec2<f32>(0.0), vec2<f32>(1.0), vec2<f32>(0.0), vec2<f32>(0.0), vec2<f32>(0.0));
-    if (LN_EARLY && (PROLOGUE == P_LAYERNORM || PROLOGUE == P_ADALN)) {
-        let v0 = early_value(lid);
-        let v1 = early_value(lid + WG_SIZE);
-        e = Early(vec2<f32>(v0.x, v1.x), vec2<f32>(v0.y, v1.y), vec2<f32>(v0.z, v1.z),
-                  vec2<f32>(v0.w, v1.w), vec2<f32>(early_scale(lid), early_scale(lid + WG_SIZE)));
-    }
-    return e;
-}
-
-fn layer_norm_into_xs(ids: Ids, e: Early) {
+fn layer_norm_into_xs(ids: Ids) {
     // One pass: sum and sum of squares together (var = E[x^2] - mean^2, in f32; the residual streams
     // here have |mean| well below their spread, so the cancellation costs ~1e-7 relative).
-    if (LN_EARLY) {
-        let s = vec2<f32>(e.x.x + e.x.y, dot(e.x, e.x));
-        let sums = workgroup_sum2(s, ids) / f32(K);
-        let rstd = 1.0 / sqrt(max(sums.y - sums.x * sums.x, 0.0) + params.ln_eps);
-        var v = (e.x - sums.x) * rstd * e.w + e.b;
-        if (PROLOGUE == P_ADALN) { v = v * (1.0 + e.scale) + e.shift; }
-        // elements past K (up to KP) are zero, as the products expect
-        if (ids.lid < KP) { xs[ids.lid] = select(0.0, v.x, ids.lid < K); }
-        if (ids.lid + WG_SIZE < KP) { xs[ids.lid + WG_SIZE] = select(0.0, v.y, ids.lid + WG_SIZE < K); }
-        return;
-    }
     var s = vec2<f32>(0.0);
     for (var i = ids.lid; i < KP; i += WG_SIZE) {
         var v = 0.0;
@@ -193,9 +140,9 @@ fn attention_merge_into_xs(ids: Ids, first_group: bool) {
     }
 }
 
-fn prologue(ids: Ids, first_group: bool, e: Early) {
+fn prologue(ids: Ids, first_group: bool) {
     if (PROLOGUE == P_LAYERNORM || PROLOGUE == P_ADALN) {
-        layer_norm_into_xs(ids, e);
+        layer_norm_into_xs(ids);
     } else if (PROLOGUE == P_ATTN_MERGE) {
         attention_merge_into_xs(ids, first_group);
     } else if (PROLOGUE == P_NOISE) {
@@ -408,14 +355,13 @@ fn main(ids: Ids) {
     // each lane's first weights, and the rows a residual epilogue adds to (only this workgroup writes
     // them).
     let first = first_load(row, lane);
-    let early = early_loads(ids.lid);
     var before = 0.0;
     let out_row = group * ROWS + ids.lid;
     if ((EPILOGUE == E_RESIDUAL || EPILOGUE == E_GATED_RESIDUAL) && ids.lid < ROWS && out_row < params.rows) {
         before = dst[params.dst_offset + out_row];
     }
     if (skip_workgroup(params.gate, ids.lid)) { return; }
-    prologue(ids, group == 0u, early);
+    prologue(ids, group == 0u);
     workgroupBarrier();
 
     var acc = 0.0;
