@@ -66,6 +66,7 @@ struct Params {
 @group(0) @binding(6) var<storage, read_write> extra: array<u32>;
 
 var<workgroup> xs: array<f32, KP>;
+var<workgroup> totals: array<f32, ROWS>;
 
 // ---- prologues ----------------------------------------------------------------------------------
 fn layer_norm_into_xs(ids: Ids) {
@@ -187,85 +188,43 @@ fn xs4(i: u32) -> vec4<f32> {
     return vec4<f32>(xs[i], xs[i + 1u], xs[i + 2u], xs[i + 3u]);
 }
 
-// Where this lane's first 16 bytes of a row are, and their q8 scale: main() loads them before it
-// waits for anything (the gate, the prologue's loads and reductions), so the weights' memory latency
-// overlaps that work instead of following it. Most rows (K = 512 in q8) are one such load per lane.
-struct FirstLoad {
-    words: vec4<u32>,
-    scale: f32,
+fn w4(i: u32) -> vec4<f32> {
+    return vec4<f32>(bitcast<f32>(weights[i]), bitcast<f32>(weights[i + 1u]),
+                     bitcast<f32>(weights[i + 2u]), bitcast<f32>(weights[i + 3u]));
 }
 
-fn first_load(row: u32, lane: u32) -> FirstLoad {
-    var out = FirstLoad(vec4<u32>(0u), 0.0);
-    if (row >= params.rows) { return out; }
-    let where_ = segment_of(row);
-    let seg = params.segs[where_.x];
-    let local = where_.y;
-    var w = 0u;
-    if (seg.kind == KIND_Q8) {
-        if (lane >= seg.padded / 16u) { return out; }
-        w = seg.word + local * (seg.padded / 4u) + lane * 4u;
-        out.scale = q8_scale(seg.scales, local, seg.padded, lane / 2u);
-    } else if (seg.kind == KIND_F16) {
-        if (lane >= K / 8u) { return out; }
-        w = seg.word + local * (K / 2u) + lane * 4u;
-    } else {
-        if (lane >= K / 4u) { return out; }
-        w = seg.word + local * K + lane * 4u;
-    }
-    out.words = vec4<u32>(weights[w], weights[w + 1u], weights[w + 2u], weights[w + 3u]);
-    return out;
+fn h2(i: u32) -> vec4<f32> {
+    return vec4<f32>(unpack2x16float(weights[i]), unpack2x16float(weights[i + 1u]));
 }
 
-fn f32x4(w: vec4<u32>) -> vec4<f32> {
-    return bitcast<vec4<f32>>(w);
-}
-
-fn f16x4(a: u32, b: u32) -> vec4<f32> {
-    return vec4<f32>(unpack2x16float(a), unpack2x16float(b));
-}
-
-// This lane's share of one row's dot product with xs; `first` holds its first 16 bytes.
-fn row_dot(row: u32, lane: u32, first: FirstLoad) -> f32 {
+// This lane's share of one row's dot product with xs.
+fn row_dot(row: u32, lane: u32) -> f32 {
     let where_ = segment_of(row);
     let seg = params.segs[where_.x];
     let local = where_.y;
     var acc = 0.0;
-    var words = first.words;
     if (seg.kind == KIND_Q8) {
         let row_base = seg.word + local * (seg.padded / 4u);
-        var scale = first.scale;
         for (var c = lane; c < seg.padded / 16u; c += 32u) {
-            if (c != lane) {
-                let w = row_base + c * 4u;
-                words = vec4<u32>(weights[w], weights[w + 1u], weights[w + 2u], weights[w + 3u]);
-                scale = q8_scale(seg.scales, local, seg.padded, c / 2u);
-            }
+            let w = row_base + c * 4u;
             let x = c * 16u;
-            var part = dot(vec4<f32>(unpack4xI8(words.x)), xs4(x));
-            part += dot(vec4<f32>(unpack4xI8(words.y)), xs4(x + 4u));
-            part += dot(vec4<f32>(unpack4xI8(words.z)), xs4(x + 8u));
-            part += dot(vec4<f32>(unpack4xI8(words.w)), xs4(x + 12u));
-            acc += part * scale;
+            var part = dot(vec4<f32>(unpack4xI8(weights[w])), xs4(x));
+            part += dot(vec4<f32>(unpack4xI8(weights[w + 1u])), xs4(x + 4u));
+            part += dot(vec4<f32>(unpack4xI8(weights[w + 2u])), xs4(x + 8u));
+            part += dot(vec4<f32>(unpack4xI8(weights[w + 3u])), xs4(x + 12u));
+            acc += part * q8_scale(seg.scales, local, seg.padded, c / 2u);
         }
     } else if (seg.kind == KIND_F16) {
         let row_base = seg.word + local * (K / 2u);
         for (var c = lane; c < K / 8u; c += 32u) {
-            if (c != lane) {
-                let w = row_base + c * 4u;
-                words = vec4<u32>(weights[w], weights[w + 1u], weights[w + 2u], weights[w + 3u]);
-            }
+            let w = row_base + c * 4u;
             let x = c * 8u;
-            acc += dot(f16x4(words.x, words.y), xs4(x)) + dot(f16x4(words.z, words.w), xs4(x + 4u));
+            acc += dot(h2(w), xs4(x)) + dot(h2(w + 2u), xs4(x + 4u));
         }
     } else {
         let row_base = seg.word + local * K;
         for (var c = lane; c < K / 4u; c += 32u) {
-            if (c != lane) {
-                let w = row_base + c * 4u;
-                words = vec4<u32>(weights[w], weights[w + 1u], weights[w + 2u], weights[w + 3u]);
-            }
-            acc += dot(f32x4(words), xs4(c * 4u));
+            acc += dot(w4(row_base + c * 4u), xs4(c * 4u));
         }
     }
     return acc;
@@ -321,8 +280,7 @@ fn end_of_speech(logit: f32) {
     }
 }
 
-// `before` is dst[dst_offset + row] as main() read it at the start (the residual epilogues add to it).
-fn epilogue(row: u32, value: f32, before: f32) {
+fn epilogue(row: u32, value: f32) {
     let v = value + bias_of(row);
     let out = params.dst_offset + row;
     if (EPILOGUE == E_STORE) {
@@ -332,9 +290,9 @@ fn epilogue(row: u32, value: f32, before: f32) {
     } else if (EPILOGUE == E_SILU) {
         dst[out] = silu(v);
     } else if (EPILOGUE == E_RESIDUAL) {
-        dst[out] = before + v;
+        dst[out] = dst[out] + v;
     } else if (EPILOGUE == E_GATED_RESIDUAL) {
-        dst[out] = before + aux[params.mod_gate + row] * v;
+        dst[out] = dst[out] + aux[params.mod_gate + row] * v;
     } else if (EPILOGUE == E_COND_EOS) {
         let cond_rows = params.segs[0].end;
         if (row < cond_rows) {
@@ -347,36 +305,28 @@ fn epilogue(row: u32, value: f32, before: f32) {
 
 @compute @workgroup_size(256)
 fn main(ids: Ids) {
-    let group = ids.wg.x + ids.wg.y * ids.nwg.x;
-    let local_row = ids.lid / 32u;
-    let lane = ids.lid % 32u;
-    let row = group * ROWS + local_row;
-    // Loads that depend on nothing go first, so that their latency overlaps the gate and the prologue:
-    // each lane's first weights, and the rows a residual epilogue adds to (only this workgroup writes
-    // them).
-    let first = first_load(row, lane);
-    var before = 0.0;
-    let out_row = group * ROWS + ids.lid;
-    if ((EPILOGUE == E_RESIDUAL || EPILOGUE == E_GATED_RESIDUAL) && ids.lid < ROWS && out_row < params.rows) {
-        before = dst[params.dst_offset + out_row];
-    }
     if (skip_workgroup(params.gate, ids.lid)) { return; }
+    let group = ids.wg.x + ids.wg.y * ids.nwg.x;
     prologue(ids, group == 0u);
     workgroupBarrier();
 
+    let local_row = ids.lid / 32u;
+    let lane = ids.lid % 32u;
+    let row = group * ROWS + local_row;
     var acc = 0.0;
-    if (row < params.rows) { acc = row_dot(row, lane, first); }
-    lanes32_partial(acc, ids);
+    if (row < params.rows) { acc = row_dot(row, lane); }
+    let total = lanes32_sum(acc, ids);
+    if (lane == 0u) { totals[local_row] = total; }
     workgroupBarrier();
 
     if (EPILOGUE == E_QKV_ROPE) {
         let pair = ids.lid;
         let r = group * ROWS + 2u * pair;
         if (pair < ROWS / 2u && r < params.rows) {
-            let a = lanes32_total(2u * pair, ids) + bias_of(r);
-            qkv_pair(r, a, lanes32_total(2u * pair + 1u, ids) + bias_of(r + 1u));
+            qkv_pair(r, totals[2u * pair] + bias_of(r), totals[2u * pair + 1u] + bias_of(r + 1u));
         }
-    } else if (ids.lid < ROWS && out_row < params.rows) {
-        epilogue(out_row, lanes32_total(ids.lid, ids), before);
+    } else if (ids.lid < ROWS) {
+        let r = group * ROWS + ids.lid;
+        if (r < params.rows) { epilogue(r, totals[ids.lid]); }
     }
 }

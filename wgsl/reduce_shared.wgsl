@@ -63,16 +63,14 @@ fn workgroup_max(v: f32, ids: Ids) -> f32 {
     return best;
 }
 
-// One GEMV row is an aligned group of 32 invocations: lanes32_partial leaves each lane's value in
-// workgroup memory; after the caller's workgroupBarrier, lanes32_total adds a row's 32 values.
-var<workgroup> row_partials: array<f32, 256>;
-
-fn lanes32_partial(v: f32, ids: Ids) {
-    row_partials[ids.lid] = v;
-}
-
-fn lanes32_total(row: u32, ids: Ids) -> f32 {
+// The sum of `v` over each aligned group of 32 invocations (one GEMV row); valid in lane 0 of the group.
+fn lanes32_sum(v: f32, ids: Ids) -> f32 {
+    workgroupBarrier();
+    reduce_scratch[ids.lid] = v;
+    workgroupBarrier();
     var total = 0.0;
-    for (var i = 0u; i < 32u; i++) { total += row_partials[row * 32u + i]; }
+    if ((ids.lid & 31u) == 0u) {
+        for (var i = 0u; i < 32u; i++) { total += reduce_scratch[ids.lid + i]; }
+    }
     return total;
 }

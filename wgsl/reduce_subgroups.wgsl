@@ -56,22 +56,17 @@ fn workgroup_max(v: f32, ids: Ids) -> f32 {
     return best;
 }
 
-// One GEMV row is an aligned group of 32 invocations. lanes32_partial leaves the row's partial sums
-// in workgroup memory (one per subgroup, or one per row when subgroups hold 32 lanes or more: xor
-// shuffles that never cross a 32-lane boundary); after the caller's workgroupBarrier, lanes32_total
-// adds a row's partials. Splitting it this way needs no barrier of its own: the caller's one is enough.
-var<workgroup> row_partials: array<f32, 256>;
-
-fn lanes32_partial(v: f32, ids: Ids) {
+// The sum of `v` over each aligned group of 32 invocations (one GEMV row); valid in lane 0 of the group.
+fn lanes32_sum(v: f32, ids: Ids) -> f32 {
     let width = min(ids.sg_size, 32u);
     var s = v;
     for (var mask = 1u; mask < width; mask = mask << 1u) { s += subgroupShuffleXor(s, mask); }
-    if ((ids.sg_lane & (width - 1u)) == 0u) { row_partials[ids.lid / width] = s; }
-}
-
-fn lanes32_total(row: u32, ids: Ids) -> f32 {
-    let per_row = 32u / min(ids.sg_size, 32u);
+    workgroupBarrier();
+    if ((ids.sg_lane & (width - 1u)) == 0u) { reduce_scratch[ids.lid / width] = s; }
+    workgroupBarrier();
+    let per_row = 32u / width;
+    let first = (ids.lid / 32u) * per_row;
     var total = 0.0;
-    for (var i = 0u; i < per_row; i++) { total += row_partials[row * per_row + i]; }
+    for (var i = 0u; i < per_row; i++) { total += reduce_scratch[first + i]; }
     return total;
 }
