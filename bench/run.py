@@ -33,6 +33,17 @@ PHRASES = json.loads((ROOT / "bench" / "phrases.json").read_text(encoding="utf-8
 EVERY_TAKE_TO_ITS_BUDGET = float("inf")  # the synthetic model's end of speech means nothing
 
 
+def source_commit() -> str | None:
+    """The commit measured, when this is a git checkout (uncommitted changes are not in it)."""
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True)
+    except OSError:
+        return None
+    return out.stdout.strip() or None
+
+
 def default_machine() -> str:
     return f"{os.cpu_count()}core"
 
@@ -99,6 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         },
         "date": date,
         "command": "python -m bench.run " + " ".join(sys.argv[1:] if argv is None else argv),
+        "commit": source_commit(),
         "phrases": indices,
         "max_frames": args.max_frames or None,
         "frames": "every take runs to its budget or the frame cap (the model's end of speech is ignored)",
