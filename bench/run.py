@@ -1,15 +1,17 @@
 """The whole benchmark in one command: browser rounds, the native engine and the Transformers reference
 on the same texts and machine, the quality check, then the figures and the table.
 
-    python -m bench.run [--machine NAME] [--model tiny|full] [--native-model tiny|full] [--rounds 2]
-                        [--phrases 0,1,10|all] [--max-frames 16] [--no-browser] [--readme]
+    python -m bench.run [--machine NAME] [--model tiny|full] [--native-model tiny|full] [--rounds 3]
+                        [--adapter lavapipe|swiftshader|default] [--phrases all|0,1,10]
+                        [--max-frames 16] [--no-browser] [--readme]
 
 Writes bench/results/<machine>-bench-<date>.json (a second run on the same day replaces it), then
 bench/figures/*.png and bench/figures/table.md from every results file (--readme also refreshes the
-README's table). The defaults finish in under 15 minutes on a 2-core machine without a GPU, where the
-browser's WebGPU is SwiftShader: the tiny synthetic model on all three sides, a 16-frame cap, two
-rounds, three texts (two Harvard sentences and the Rainbow Passage). On a machine with a GPU, ask for
-more: `--model full --phrases all --max-frames 0 --rounds 10`.
+README's table). The defaults finish in well under 15 minutes on a 2-core machine without a GPU: the
+browser's WebGPU there is Mesa's lavapipe through ANGLE (`--adapter swiftshader` for Chromium's own
+SwiftShader, several times slower), the tiny synthetic model on all three sides, a 16-frame cap, the
+11 texts, 3 rounds. On a machine with a GPU, ask for more: `--adapter default --model full
+--max-frames 0 --rounds 10 --machine h200`.
 """
 
 from __future__ import annotations
@@ -44,8 +46,9 @@ def source_commit() -> str | None:
     return out.stdout.strip() or None
 
 
-def default_machine() -> str:
-    return f"{os.cpu_count()}core"
+def default_machine(adapter: str) -> str:
+    """'2core-lavapipe': this kind of machine has no GPU, so the browser's adapter tells runs apart."""
+    return f"{os.cpu_count()}core-{adapter}" if adapter != "default" else f"{os.cpu_count()}core"
 
 
 STARTED = time.perf_counter()
@@ -85,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     began = time.perf_counter()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     browser_bench.add_options(parser)
-    parser.add_argument("--machine", default=default_machine(), help="name for the results file")
+    parser.add_argument("--machine", help="name for the results file (default e.g. 2core-lavapipe)")
     parser.add_argument(
         "--native-model",
         choices=["tiny", "full"],
@@ -98,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--readme", action="store_true", help="also refresh the README's results table")
     args = parser.parse_args(argv)
     args.native_model = args.native_model or args.model
+    args.machine = args.machine or default_machine(args.adapter)
     indices = browser_bench.parse_phrases(args.phrases, len(PHRASES)) or list(range(len(PHRASES)))
 
     date = datetime.date.today().isoformat()
@@ -120,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         log(f"browser: synthetic {args.model} model, {args.rounds} rounds, texts {indices}")
         result["browser"] = browser_bench.run_browser(
             model=args.model,
+            adapter=args.adapter,
             rounds=args.rounds,
             phrases=indices,
             max_frames=args.max_frames or None,

@@ -85,6 +85,7 @@ async function loadPhonon(voice) {
   const began = performance.now();
   const options = { weights: new URL("../weights/", location.href).href };
   if (voice) options.voices = [voice];
+  if (params.get("featureLevel")) options.featureLevel = params.get("featureLevel"); // lavapipe via ANGLE
   const tts = await Phonon.load(options);
   return { tts, loadMs: performance.now() - began, loadStartedAt: began };
 }
@@ -147,6 +148,14 @@ async function warm(phrases, indices) {
   return { info: tts.info, loadMs, seed, takes };
 }
 
+// What WebGPU says of the adapter, as the engine will get it (recorded with the results).
+async function adapterInfo(featureLevel) {
+  const adapter = await navigator.gpu?.requestAdapter(featureLevel ? { featureLevel } : undefined);
+  if (!adapter) return null;
+  const { vendor, architecture, device, description } = adapter.info || {};
+  return { vendor, architecture, device, description, featureLevel: featureLevel || "core" };
+}
+
 async function main() {
   const kind = params.get("kind") || "cold";
   const phrases = (await (await fetch("../phrases.json")).json()).phrases;
@@ -155,6 +164,7 @@ async function main() {
     userAgent: navigator.userAgent,
     hardwareConcurrency: navigator.hardwareConcurrency,
     crossOriginIsolated: globalThis.crossOriginIsolated === true,
+    adapterInfo: await adapterInfo(params.get("featureLevel")),
   };
   let result;
   if (kind === "warm") result = await warm(phrases, indices);
