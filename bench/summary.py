@@ -62,7 +62,7 @@ def short_adapter(adapter: str) -> str:
     if "swiftshader" in text:
         return "SwiftShader"
     if "llvmpipe" in text or "lavapipe" in text:
-        return "lavapipe"
+        return "lavapipe via ANGLE" if "angle" in text else "lavapipe"
     return adapter.replace(" (Vulkan, DiscreteGPU)", ", Vulkan").replace(" (Vulkan, CPU)", ", Vulkan")
 
 
