@@ -74,6 +74,16 @@ def test_phrases_option_and_software_adapters():
     assert browser.is_software("Google SwiftShader")
     assert browser.is_software("llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, CPU)")
     assert not browser.is_software("NVIDIA H200 (Vulkan, DiscreteGPU)")
+    assert browser.is_software("lavapipe via ANGLE (WebGPU adapter)")
+
+
+def test_page_urls_carry_what_the_run_asks_for():
+    url = browser.page_url("http://127.0.0.1:1/", "warm", 2, [0, 10], 16, "Delia", True, "compatibility")
+    assert url.startswith("http://127.0.0.1:1/bench/?kind=warm&seed=2&voice=Delia&budget=1")
+    assert "featureLevel=compatibility" in url and "phrases=0,10" in url and "maxFrames=16" in url
+    assert "clips=1" in url
+    plain = browser.page_url("http://127.0.0.1:1/", "cold", 0, None, None, "Delia")
+    assert "maxFrames" not in plain and "phrases" not in plain and "featureLevel" not in plain
 
 
 def fake_cpu(monkeypatch, busy_fraction):

@@ -57,6 +57,7 @@ def test_short_adapter_names():
     assert short_adapter("NVIDIA H200 (Vulkan, DiscreteGPU)") == "NVIDIA H200, Vulkan"
     assert short_adapter("llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, CPU)") == "lavapipe"
     assert short_adapter("Google SwiftShader (swiftshader)") == "SwiftShader"
+    assert short_adapter("lavapipe via ANGLE (WebGPU adapter)") == "lavapipe via ANGLE"
 
 
 def test_table_gives_medians_with_spreads_and_names_software_adapters():
