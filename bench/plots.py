@@ -61,7 +61,7 @@ def bar_chart(
     lows = [r.metrics[key]["p25"] * scale for r in rows]
     span = max(r.metrics[key]["p75"] * scale for r in rows)
     spread_out = span / max(min(lows), 1e-12) > 20
-    fig, ax = plt.subplots(figsize=(10, 0.55 * len(rows) + 1.6))
+    fig, ax = plt.subplots(figsize=(11, 0.55 * len(rows) + 1.6))
     for y, row in enumerate(rows):
         q = row.metrics[key]
         median, low, high = q["median"] * scale, q["p25"] * scale, q["p75"] * scale
@@ -77,7 +77,7 @@ def bar_chart(
         plain_numbers(ax.xaxis)
     else:
         ax.set_xlim(0, span * 1.15)
-    ax.set_title(title + " (median, bars: 25th-75th percentile)", fontsize=10)
+    fig.suptitle(title + " (median, bars: 25th-75th percentile)", fontsize=10)  # over the labels too
     ax.grid(axis="x", which="both", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
