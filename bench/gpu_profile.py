@@ -33,15 +33,12 @@ def profile_program(door, program, labels: dict) -> list[tuple[str, float]]:
     """Run `program` once, one pass per dispatch; (kernel label, GPU microseconds) per dispatch."""
     from phonon_web.gpu.door import Copy
 
-    device = door.device
-    wgpu = door._wgpu
     dispatches = [c for c in program.commands if not isinstance(c, Copy)]
     count = 2 * max(1, len(dispatches))
-    queries = device.create_query_set(type="timestamp", count=count)
-    usage = wgpu.BufferUsage
-    resolved = device.create_buffer(size=8 * count, usage=usage.QUERY_RESOLVE | usage.COPY_SRC)
-    readable = device.create_buffer(size=8 * count, usage=usage.MAP_READ | usage.COPY_DST)
-    encoder = device.create_command_encoder()
+    queries, encoder = (
+        door.device.create_query_set(type="timestamp", count=count),
+        door.device.create_command_encoder(),
+    )
     index = 0
     names = []
     for command in program.commands:
@@ -63,31 +60,38 @@ def profile_program(door, program, labels: dict) -> list[tuple[str, float]]:
         compute.end()
         names.append(labels.get(id(command.pipeline), "?") + f" [{command.x}x{command.y}x{command.z}]")
         index += 1
+    stamps = submit_and_read_stamps(door, encoder, queries, count)
+    return [(names[i], (stamps[2 * i + 1] - stamps[2 * i]) / 1000.0) for i in range(index)]
+
+
+def submit_and_read_stamps(door, encoder, queries, count: int) -> list[int]:
+    """Resolve `count` timestamps of `queries` at the end of `encoder`, submit it and read them (ns)."""
+    device, usage = door.device, door._wgpu.BufferUsage
+    resolved = device.create_buffer(size=8 * count, usage=usage.QUERY_RESOLVE | usage.COPY_SRC)
+    readable = device.create_buffer(size=8 * count, usage=usage.MAP_READ | usage.COPY_DST)
     encoder.resolve_query_set(queries, 0, count, resolved, 0)
     encoder.copy_buffer_to_buffer(resolved, 0, readable, 0, 8 * count)
     device.queue.submit([encoder.finish()])
-    readable.map_sync(wgpu.MapMode.READ)
+    readable.map_sync(door._wgpu.MapMode.READ)
     stamps = readable.read_mapped().cast("Q").tolist()
     readable.unmap()
     for item in (queries, resolved, readable):
         item.destroy()
-    return [(names[i], (stamps[2 * i + 1] - stamps[2 * i]) / 1000.0) for i in range(index)]
+    return stamps
 
 
 def profile_in_one_pass(door, programs, labels: dict) -> list[tuple[str, float]]:
     """Run [(program, repeat)] in one compute pass with a timestamp after each dispatch."""
     from phonon_web.gpu.door import Copy
 
-    device, wgpu = door.device, door._wgpu
     commands = [c for program, repeat in programs for _ in range(repeat) for c in program.commands]
     if any(isinstance(c, Copy) for c in commands):
         raise ValueError("in-pass profiling takes dispatches only")
     count = len(commands) + 1
-    queries = device.create_query_set(type="timestamp", count=count)
-    usage = wgpu.BufferUsage
-    resolved = device.create_buffer(size=8 * count, usage=usage.QUERY_RESOLVE | usage.COPY_SRC)
-    readable = device.create_buffer(size=8 * count, usage=usage.MAP_READ | usage.COPY_DST)
-    encoder = device.create_command_encoder()
+    queries, encoder = (
+        door.device.create_query_set(type="timestamp", count=count),
+        door.device.create_command_encoder(),
+    )
     compute = encoder.begin_compute_pass()
     compute._write_timestamp(queries, 0)
     names = []
@@ -98,14 +102,7 @@ def profile_in_one_pass(door, programs, labels: dict) -> list[tuple[str, float]]
         compute._write_timestamp(queries, i + 1)
         names.append(labels.get(id(command.pipeline), "?") + f" [{command.x}x{command.y}x{command.z}]")
     compute.end()
-    encoder.resolve_query_set(queries, 0, count, resolved, 0)
-    encoder.copy_buffer_to_buffer(resolved, 0, readable, 0, 8 * count)
-    device.queue.submit([encoder.finish()])
-    readable.map_sync(wgpu.MapMode.READ)
-    stamps = readable.read_mapped().cast("Q").tolist()
-    readable.unmap()
-    for item in (queries, resolved, readable):
-        item.destroy()
+    stamps = submit_and_read_stamps(door, encoder, queries, count)
     return [(names[i], (stamps[i + 1] - stamps[i]) / 1000.0) for i in range(len(commands))]
 
 

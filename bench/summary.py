@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import re
-import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from bench.speed import quartiles
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -64,14 +65,6 @@ def short_adapter(adapter: str) -> str:
     if "llvmpipe" in text or "lavapipe" in text:
         return "lavapipe via ANGLE" if "angle" in text else "lavapipe"
     return adapter.replace(" (Vulkan, DiscreteGPU)", ", Vulkan").replace(" (Vulkan, CPU)", ", Vulkan")
-
-
-def quartiles(values: list[float]) -> dict:
-    values = sorted(values)
-    if len(values) == 1:
-        return {"median": values[0], "p25": values[0], "p75": values[0], "n": 1}
-    q = statistics.quantiles(values, n=4, method="inclusive")
-    return {"median": statistics.median(values), "p25": q[0], "p75": q[2], "n": len(values)}
 
 
 def chars_of(run: dict) -> int:
