@@ -8,16 +8,20 @@
 //   speech.words;   // [{ text, start, end }, ...] in seconds; speech.tokens likewise
 //   await tts.play("Hello there.", { signal });     // speaks and plays through an AudioWorklet
 //
-// Phonon.load(options): `progress({loaded, total})` in bytes; `weights` the folder build_weights.py
-// wrote (default "weights/" next to the page; any URL); `voices` the voice names to load (default
-// all); `pyodideURL` / `wheelURL` to boot from elsewhere than this site's own copies; `refresh: true`
-// to fetch the manifest again instead of trusting the cached one; `signal` to abort loading;
-// `featureLevel: "compatibility"` for adapters that only offer WebGPU's compatibility mode.
+// Phonon.load(options): `progress({loaded, total})` in bytes; `onWarning({code, message})` (e.g. the
+// cache is full and Phonon works without it); `weights` the folder build_weights.py wrote (default
+// "weights/" next to the page; any URL) and `manifestSha256` to pin it; `voices` the voice names to
+// load (default all); `refresh: true` to fetch the manifest again instead of trusting the cached one;
+// `retry: {attempts, delayMs}` for downloads (default 4 attempts, waits of 0.5, 1, 2 s); `signal` to
+// abort loading; `featureLevel: "compatibility"` for adapters that only offer WebGPU's compatibility
+// mode; `pyodideURL`, `wheelURL` + `wheelSha256` to boot from elsewhere than this site's own copies.
+// Loading again with the same settings gives the same engine (one worker, one model on the GPU).
 //
-// Phonon.load rejects with a PhononError whose `name` says what went wrong: "NoWebGPUError" (this
-// browser has no WebGPU), "DownloadError", "WeightsError" (a corrupt file), "VoiceError", "GpuError".
-// speak/play reject with "TextError", "OptionError", "VoiceError", "GpuError", or the signal's
-// AbortError when cancelled.
+// Every error is a PhononError whose `name` says what went wrong and whose message says what to do:
+// load: "NoWebGPUError", "DownloadError", "WeightsError", "VoiceError", "OptionError", "GpuError",
+// "PolicyError" (the page's Content-Security-Policy forbids what Phonon needs); speak/play:
+// "TextError", "OptionError", "VoiceError", "DeviceLostError" (the next request rebuilds and speaks),
+// "ClosedError" (after close()); a cancelled request rejects at once with the signal's AbortError.
 //
 // The model runs in a dedicated Worker (worker.js): Pyodide, the phonon_web wheel and the weights
 // (kept in Cache Storage, checked by SHA-256 on every load). Audio chunks arrive as they are made.
@@ -25,12 +29,9 @@
 const SITE_URL = new URL(".", import.meta.url).href;
 const SAMPLE_RATE = 24000;
 
-export class PhononError extends Error {
-  constructor(name, message) {
-    super(message);
-    this.name = name;
-  }
-}
+import { PhononError, loadSettings, speakRequest } from "./phonon-checks.mjs";
+
+export { PhononError };
 
 function abortError(signal) {
   if (signal && signal.reason instanceof Error) return signal.reason;
@@ -198,6 +199,9 @@ class Player {
 
 // ---- the worker ---------------------------------------------------------------------------------
 
+const closedError = () =>
+  new PhononError("ClosedError", "this Phonon was closed (tts.close()): call Phonon.load() again to speak");
+
 class Connection {
   constructor(worker) {
     this.worker = worker;
@@ -205,16 +209,19 @@ class Connection {
     this.calls = new Map();
     worker.onmessage = (event) => this._message(event.data);
     worker.onerror = (event) => {
-      const e = new PhononError("InternalError", `the Phonon worker failed: ${event.message || "unknown error"}`);
-      for (const call of this.calls.values()) call.reject(e);
-      this.calls.clear();
+      this.rejectAll(new PhononError("InternalError", `the Phonon worker failed: ${event.message || "unknown error"}`));
     };
   }
 
   call(message, handlers = {}) {
     const id = this.next++;
     const promise = new Promise((resolve, reject) => this.calls.set(id, { resolve, reject, ...handlers }));
-    this.worker.postMessage({ ...message, id });
+    try {
+      this.worker.postMessage({ ...message, id });
+    } catch (e) {
+      // a value the structured clone cannot copy (a function inside `engine`, ...)
+      this.forget(id, new PhononError("OptionError", `this request cannot be sent to the worker: ${e.message}`));
+    }
     return { id, promise };
   }
 
@@ -230,16 +237,93 @@ class Connection {
     }
   }
 
+  rejectAll(error) {
+    for (const call of this.calls.values()) call.reject(error);
+    this.calls.clear();
+  }
+
   _message(m) {
-    const call = this.calls.get(m.id);
+    const call = this.calls.get(m?.id);
     if (!call) return; // a cancelled call: its late messages are dropped
     if (m.type === "progress") call.progress?.({ loaded: m.loaded, total: m.total });
     else if (m.type === "audio") call.audio?.(m.samples);
+    else if (m.type === "warning") call.warning?.({ code: m.code, message: m.message });
     else {
       this.calls.delete(m.id);
       if (m.type === "result") call.resolve(m.value);
       else call.reject(new PhononError(m.error.name, m.error.message));
     }
+  }
+}
+
+// One worker with one model, shared by every Phonon.load() with the same settings (the same weights,
+// voices, ...) until the last TextToSpeech made from it is closed: loading twice gives the same
+// engine, not a second copy of the model on the GPU. Requests from all of them queue in the worker.
+const sessions = new Map(); // settings key -> Session (loading or loaded)
+
+class Session {
+  constructor(settings, siteURL) {
+    this.key = settings.key;
+    const workerURL = new URL("worker.js", SITE_URL);
+    if (settings.testHooks) workerURL.search = "test-hooks";
+    this.worker = new Worker(workerURL, { type: "module", name: "phonon" });
+    this.connection = new Connection(this.worker);
+    this.listeners = new Set(); // {progress, onWarning} of the load() calls waiting
+    this.waiting = 0; // load() calls waiting for this session
+    this.handles = 0; // TextToSpeech objects open on it
+    this.info = null;
+    this.ended = false;
+    if (!settings.refresh) sessions.set(this.key, this);
+    const { promise } = this.connection.call(
+      { ...settings.message, siteURL },
+      {
+        progress: (p) => this.listeners.forEach((l) => l.progress?.(p)),
+        warning: (w) => this.listeners.forEach((l) => l.onWarning?.(w)),
+      },
+    );
+    this.ready = promise.then(
+      (info) => (this.info = info),
+      (e) => {
+        this.end();
+        throw e;
+      },
+    );
+    this.ready.catch(() => {}); // every load() awaiting it gets the error; none is unhandled
+  }
+
+  async join({ progress, onWarning, signal }) {
+    const listener = { progress, onWarning };
+    this.listeners.add(listener);
+    this.waiting++;
+    let onAbort = null;
+    const aborted = signal
+      ? new Promise((_, reject) => {
+          onAbort = () => reject(abortError(signal));
+          signal.addEventListener("abort", onAbort, { once: true });
+        })
+      : null;
+    try {
+      const info = await (aborted ? Promise.race([this.ready, aborted]) : this.ready);
+      this.handles++;
+      return new TextToSpeech(this, info);
+    } finally {
+      this.waiting--;
+      this.listeners.delete(listener);
+      if (onAbort) signal.removeEventListener("abort", onAbort);
+      if (!this.info && this.waiting === 0) this.end(); // every caller gave up on this load
+    }
+  }
+
+  release() {
+    if (--this.handles <= 0 && this.waiting === 0) this.end();
+  }
+
+  end() {
+    if (this.ended) return;
+    this.ended = true;
+    if (sessions.get(this.key) === this) sessions.delete(this.key);
+    this.connection.rejectAll(closedError());
+    this.worker.terminate();
   }
 }
 
@@ -260,34 +344,43 @@ function speechFrom(value) {
 }
 
 class TextToSpeech {
-  constructor(connection, info) {
-    this._connection = connection;
+  constructor(session, info) {
+    this._session = session;
+    this._connection = session.connection;
+    this._calls = new Set(); // ids of this object's requests in flight (close() rejects them)
+    this._closed = false;
     this._player = null;
-    this._current = null;
-    this.info = info; // adapter, features, load times, cache use
+    this.info = info; // adapter, features, load times, cache use, warnings
     this.voices = info.voices;
     this.sampleRate = info.sampleRate;
   }
 
+  // A request to the worker; rejected with ClosedError after close().
+  _call(message, handlers) {
+    if (this._closed) return { id: 0, promise: Promise.reject(closedError()) };
+    const call = this._connection.call(message, handlers);
+    this._calls.add(call.id);
+    call.promise = call.promise.finally(() => this._calls.delete(call.id));
+    return call;
+  }
+
   // Speak `text`; resolves with {audio, sampleRate, words, tokens, ...}. Options: voice, speed
-  // (0.77-1.3), seed, onAudio(Float32Array) for each chunk as it is made, signal (AbortSignal),
-  // normalize (default true: numbers and symbols spoken as words; words carry start_char/end_char).
+  // (0.77-1.3), seed (an integer; a BigInt is taken modulo 2**32), onAudio(Float32Array) for each chunk
+  // as it is made, signal (AbortSignal), normalize (default true: numbers and symbols spoken as words;
+  // words carry start_char/end_char). Calls made while one runs wait their turn, in order.
   speak(text, options = {}) {
-    const { signal, onAudio } = options;
+    let request;
+    try {
+      request = speakRequest(text, options);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const { signal, onAudio } = options ?? {};
     if (signal?.aborted) return Promise.reject(abortError(signal));
-    const opts = { voice: options.voice ?? null, speed: options.speed ?? 1.0, seed: options.seed ?? 0 };
-    if (options.maxFrames != null) opts.max_frames = options.maxFrames; // undocumented: tests, previews
-    if (options.normalize != null) opts.normalize = Boolean(options.normalize); // false: read as written
-    if (options.temperature != null) opts.temperature = options.temperature;
-    // undocumented, for benchmarks (bench/page/): 1e30 ignores a random model's end of speech
-    if (options.eosThreshold != null) opts.eos_threshold = options.eosThreshold;
-    const { id, promise } = this._connection.call(
-      { type: "speak", text, options: opts },
-      { audio: (samples) => onAudio?.(samples) },
-    );
+    const { id, promise } = this._call({ type: "speak", text, options: request }, { audio: (samples) => onAudio?.(samples) });
     if (!signal) return promise.then(speechFrom);
     const onAbort = () => {
-      this._connection.cancel(id); // the engine stops at its next chunk
+      this._connection.cancel(id); // the engine stops at its next chunk (or never starts)
       this._connection.forget(id, abortError(signal)); // the caller is answered now
     };
     signal.addEventListener("abort", onAbort, { once: true });
@@ -298,8 +391,10 @@ class TextToSpeech {
   // speech once it has been played to the end; `onSpeech(speech)` is called as soon as it is made
   // (its words are known then). `signal` stops generation and playback at once.
   async play(text, options = {}) {
-    const { signal } = options;
+    speakRequest(text, options); // the same checks as speak(), before the player starts
+    const { signal } = options ?? {};
     if (signal?.aborted) throw abortError(signal);
+    if (this._closed) throw closedError();
     const player = await this._playerReady();
     if (player.context.state !== "running") await player.context.resume();
     player.begin();
@@ -308,6 +403,7 @@ class TextToSpeech {
     try {
       const speech = await this.speak(text, {
         ...options,
+        onSpeech: undefined,
         onAudio: (samples) => {
           options.onAudio?.(samples.slice());
           player.push(samples);
@@ -316,6 +412,7 @@ class TextToSpeech {
       options.onSpeech?.(speech);
       await player.end();
       if (signal?.aborted) throw abortError(signal);
+      if (this._closed) throw closedError();
       return speech;
     } catch (e) {
       player.stop();
@@ -334,6 +431,10 @@ class TextToSpeech {
     return this._player?.context ?? null;
   }
 
+  get closed() {
+    return this._closed;
+  }
+
   stop() {
     this._player?.stop();
   }
@@ -345,60 +446,51 @@ class TextToSpeech {
 
   // Internal measurements: the door's submit statistics (Python's encoding cost).
   stats() {
-    return this._connection.call({ type: "stats" }).promise;
+    return this._call({ type: "stats" }).promise;
   }
 
   resetStats() {
-    return this._connection.call({ type: "resetStats" }).promise;
+    return this._call({ type: "resetStats" }).promise;
   }
 
   // Internal measurement: Python's encoding cost per language-model step and the GPU's time per
   // step (see measure_encoding in phonon_web/web/runtime.py).
   measureEncoding(steps = 20, repeats = 3) {
-    return this._connection.call({ type: "measureEncoding", steps, repeats }).promise;
+    return this._call({ type: "measureEncoding", steps, repeats }).promise;
   }
 
+  // Test hooks (Phonon.load({testHooks: true}) only; the worker refuses them otherwise).
+  _test(type, fields = {}) {
+    return this._call({ type, ...fields }).promise;
+  }
+
+  // Stops this object's requests (they reject with ClosedError) and its player. The model stays loaded
+  // while another Phonon.load() of the same settings still holds it; the last close() ends the worker
+  // and frees the GPU. Calls after close() reject with ClosedError; closing twice is harmless.
   async close() {
-    await this._player?.close();
+    if (this._closed) return;
+    this._closed = true;
+    for (const id of this._calls) {
+      this._connection.cancel(id);
+      this._connection.forget(id, closedError());
+    }
+    this._calls.clear();
+    const player = this._player;
     this._player = null;
-    this._connection.worker.terminate();
+    this._session.release();
+    await player?.close();
   }
 }
 
+// Loads the model (or joins a load of the same settings already made or under way: the same engine).
 async function load(options = {}) {
-  const { progress, signal } = options;
-  await checkWebGPU(options.featureLevel);
   const base = typeof document !== "undefined" ? document.baseURI : SITE_URL;
-  const weightsURL = new URL(options.weights ?? "weights/", base).href;
-  const worker = new Worker(new URL("worker.js", SITE_URL), { type: "module", name: "phonon" });
-  const connection = new Connection(worker);
-  const message = {
-    type: "load",
-    siteURL: SITE_URL,
-    weightsURL,
-    voices: options.voices ?? null,
-    refresh: !!options.refresh,
-    subgroups: options.subgroups !== false,
-    featureLevel: options.featureLevel ?? null,
-    engine: options.engine ?? {},
-  };
-  if (options.pyodideURL) message.pyodideURL = new URL(options.pyodideURL, base).href;
-  if (options.wheelURL) message.wheelURL = new URL(options.wheelURL, base).href;
-  const { id, promise } = connection.call(message, { progress: (p) => progress?.(p) });
-  const onAbort = () => {
-    connection.forget(id, abortError(signal));
-    worker.terminate();
-  };
-  signal?.addEventListener("abort", onAbort, { once: true });
-  try {
-    const info = await promise;
-    return new TextToSpeech(connection, info);
-  } catch (e) {
-    worker.terminate();
-    throw e;
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-  }
+  const settings = loadSettings(options, base);
+  const { signal } = options ?? {};
+  if (signal?.aborted) throw abortError(signal);
+  await checkWebGPU(settings.message.featureLevel);
+  const session = (!settings.refresh && sessions.get(settings.key)) || new Session(settings, SITE_URL);
+  return session.join(options ?? {});
 }
 
 export const Phonon = { load, PhononError, SAMPLE_RATE, version: "0.1.0" };

@@ -7,9 +7,10 @@ happens in Python:
 * `compile(program)` turns a Program once into ONE flat JS array:
   `[0, pipeline, bindGroup, x, y, z,  1, source, sourceOffset, target, targetOffset, size, ...]`
   (tag 0 a dispatch, tag 1 a copy);
-* `submit([(program, repeat), ...])` makes ONE call to a small JS function (made once per device)
-  that encodes every pair into one command encoder, one compute pass per run of dispatches (a copy
-  ends a pass), skips setPipeline/setBindGroup when they repeat, and submits.
+* `submit([(program, repeat), ...])` makes ONE call to a small JS function (`makeSubmit` in
+  web/gpu-submit.js, made once per device; JavaScript in a file, never eval'd) that encodes every
+  pair into one command encoder, one compute pass per run of dispatches (a copy ends a pass), skips
+  setPipeline/setBindGroup when they repeat, and submits.
 
 Objects the engine holds are small Python wrappers (`BrowserBuffer`, `BrowserPipeline`,
 `BrowserBindGroup`) around the JS objects, so sizes and labels are read without crossing to JS.
@@ -21,8 +22,10 @@ time either way) and would force deferring every write and submit until the pipe
 
 Errors: everything made from `open()` to the first `finish()` (the engine's whole load) sits inside
 WebGPU error scopes, so a shader that does not compile fails the load with its message. After that,
-errors the GPU reports asynchronously (`uncapturederror`) are remembered and raised by the next call,
-and a lost device is remembered too: the next call raises `GpuError` saying so.
+errors the GPU reports asynchronously (`uncapturederror`) are remembered and raised by the next call.
+A lost device sets `lost` (its reason; `device.lost` settles once, so watching costs nothing per call)
+and every later call raises `DeviceLostError`; so does a failed read, which is how a loss in the
+middle of a request shows. The worker then opens a new door and builds a new engine.
 
 The only Python callables handed to JS are those two handlers: the `lost` one is called once (and
 so freed) when the device is lost or destroyed; the `uncapturederror` one is destroyed by `close()`,
@@ -36,10 +39,9 @@ from __future__ import annotations
 import time
 
 import js  # type: ignore[import-not-found]  # Pyodide's view of the JS global scope
-from pyodide.code import run_js  # type: ignore[import-not-found]
 from pyodide.ffi import JsException, create_once_callable, create_proxy, jsnull, to_js  # type: ignore[import-not-found]
 
-from ..errors import GpuError
+from ..errors import DeviceLostError, GpuError
 from .door import READBACK, STORAGE, UNIFORM, Copy, Door, Program
 from .shaders import Kernel
 
@@ -69,37 +71,9 @@ _CORE_DEFAULTS = {
 
 _DISPATCH, _COPY = 0, 1
 
-# One function per device: encodes (program, repeat) pairs passed as flat arguments and submits.
-# It returns the number of dispatches it encoded (for the encoding-cost measurements).
-_SUBMIT_JS = r"""
-(device) => {
-  const queue = device.queue;
-  return function submit() {
-    const encoder = device.createCommandEncoder();
-    let pass = null, pipe = null, group = null, dispatches = 0;
-    for (let a = 0; a < arguments.length; a += 2) {
-      const c = arguments[a], repeat = arguments[a + 1], n = c.length;
-      for (let r = 0; r < repeat; r++) {
-        for (let i = 0; i < n; i += 6) {
-          if (c[i] === 0) {
-            if (pass === null) { pass = encoder.beginComputePass(); pipe = group = null; }
-            if (c[i + 1] !== pipe) { pipe = c[i + 1]; pass.setPipeline(pipe); }
-            if (c[i + 2] !== group) { group = c[i + 2]; pass.setBindGroup(0, group); }
-            pass.dispatchWorkgroups(c[i + 3], c[i + 4], c[i + 5]);
-            dispatches++;
-          } else {
-            if (pass !== null) { pass.end(); pass = null; }
-            encoder.copyBufferToBuffer(c[i + 1], c[i + 2], c[i + 3], c[i + 4], c[i + 5]);
-          }
-        }
-      }
-    }
-    if (pass !== null) pass.end();
-    queue.submit([encoder.finish()]);
-    return dispatches;
-  };
-}
-"""
+# The function that encodes (program, repeat) pairs and submits them is JavaScript, `makeSubmit` in
+# web/gpu-submit.js, which the worker registers as the Python module `phonon_web_js`: defining it here
+# with `run_js` would need eval, which a strict Content-Security-Policy forbids.
 
 
 class NoWebGPUError(GpuError):
@@ -166,9 +140,11 @@ class BrowserDoor(Door):
             else ""
         )
         self._layouts: dict[tuple, object] = {}
-        self._submit_js = run_js(_SUBMIT_JS)(device)
+        import phonon_web_js  # type: ignore[import-not-found]  # registered by web/worker.js
+
+        self._submit_js = phonon_web_js.makeSubmit(device)
         self._write_buffer = self.queue.writeBuffer  # bound once: attribute lookups cost ~2 us
-        self._lost: str | None = None
+        self.lost: str | None = None  # why the device was lost, once it is (Door.lost)
         self._error: str | None = None
         # called once, when the device is lost or destroyed (close() destroys it), which frees it
         self._on_lost = create_once_callable(self._device_lost)
@@ -234,10 +210,11 @@ class BrowserDoor(Door):
 
     # ---- state --------------------------------------------------------------------------------
     def _device_lost(self, info) -> None:
+        # Runs once, from the device's `lost` promise: the only JS -> Python call loss detection costs.
         reason = getattr(info, "reason", "unknown")
         message = getattr(info, "message", "")
-        if self._lost is None:
-            self._lost = f"{reason}: {message}" if message else str(reason)
+        if self.lost is None:
+            self.lost = f"{reason}: {message}" if message else str(reason)
 
     def _uncaptured_error(self, event) -> None:
         message = str(event.error.message)
@@ -246,9 +223,10 @@ class BrowserDoor(Door):
             self._error = message
 
     def _check(self) -> None:
-        if self._lost is not None:
-            raise GpuError(
-                f"the GPU device was lost ({self._lost}); load the model again (Phonon.load) to continue"
+        if self.lost is not None:
+            raise DeviceLostError(
+                f"the GPU device was lost ({self.lost}): this request failed; the next request opens a "
+                "new device and builds the engine again"
             )
         if self._error is not None:
             error, self._error = self._error, None
@@ -270,15 +248,11 @@ class BrowserDoor(Door):
         await _next_task()  # lets an `uncapturederror` event that is already queued arrive
         self._check()
 
-    @property
-    def lost(self) -> bool:
-        return self._lost is not None
-
     def close(self) -> None:
         """Destroy the device and the Python handlers JS holds."""
         if self.device is None:
             return
-        self._lost = self._lost or "destroyed: closed by phonon"
+        self.lost = self.lost or "destroyed: closed by phonon"
         self.device.removeEventListener("uncapturederror", self._on_error)
         self.device.destroy()
         self.device = None
@@ -369,8 +343,11 @@ class BrowserDoor(Door):
         try:
             await buffer.js.mapAsync(_MAP_MODE_READ, offset, size)
         except JsException as e:
-            self._check()  # a lost device or a reported error says more than the failed map
-            raise GpuError(f"reading {buffer.label!r} back from the GPU failed: {e}") from None
+            # A map fails when the device goes; its `lost` promise may settle a moment later, and its
+            # reason says more than the failed map. Either way the device is unusable now.
+            await _next_task()
+            self.lost = self.lost or f"reading {buffer.label!r} back failed: {e}"
+            self._check()
         try:
             return buffer.js.getMappedRange(offset, size).to_bytes()  # the one copy, into Python
         finally:

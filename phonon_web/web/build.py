@@ -5,11 +5,13 @@ OUT_DIR gets:
   phrases.json                    the benchmark texts, the demo's presets (bench/phrases.json)
   bench/                          the benchmark page (bench/page/; driven by bench/browser.py)
   phonon.mjs, phonon.js           the page API as an ES module and as a classic <script> (web/)
-  worker.js, audio-worklet.js     the worker (Pyodide + engine) and the player (web/)
+  phonon-checks.mjs               what load() and speak() accept (imported by phonon.mjs)
+  worker.js, worker-*.js          the worker (Pyodide + engine): messages, files, boot (web/)
+  gpu-submit.js                   the door's one JS function (web/); audio-worklet.js the player
+  phonon-site.json                where the worker finds Pyodide and the wheel, and their SHA-256
   examples/script-tag.html        the smallest page using the classic script
   pyodide/                        Pyodide's core files, from the npm package pyodide@PYODIDE_VERSION
   wheels/phonon_web-*.whl         this package as a pure-Python wheel (the worker unpacks it)
-  phonon-site.json                where the worker finds those two
   weights/                        with --weights: a folder written by build_weights.py, copied
 
 Pyodide comes from `npm pack pyodide@PYODIDE_VERSION` (`python -m phonon_web.web fetch` runs it and
@@ -44,7 +46,12 @@ PYODIDE_TGZ = f"pyodide-{PYODIDE_VERSION}.tgz"
 SITE_FILES = {
     "phonon.mjs": "phonon.mjs",
     "phonon.js": "phonon.js",
+    "phonon-checks.mjs": "phonon-checks.mjs",
     "worker.js": "worker.js",
+    "worker-messages.js": "worker-messages.js",
+    "worker-files.js": "worker-files.js",
+    "worker-boot.js": "worker-boot.js",
+    "gpu-submit.js": "gpu-submit.js",
     "audio-worklet.js": "audio-worklet.js",
     "demo/index.html": "index.html",
     "demo/demo.css": "demo.css",
@@ -157,13 +164,14 @@ def build_site(
     else:
         built = build_wheel(wheels)
 
+    # The worker uses no byte it has not checked against these (web/worker-boot.js).
     site = {
         "pyodide": "pyodide/",
         "pyodideVersion": PYODIDE_VERSION,
+        "pyodideSha256": {name: _sha256(out / "pyodide" / name) for name in PYODIDE_FILES},
         "wheel": f"wheels/{built.name}",
-        "wheelSha256": hashlib.sha256(built.read_bytes()).hexdigest(),
+        "wheelSha256": _sha256(built),
     }
-    (out / "phonon-site.json").write_text(json.dumps(site, indent=1) + "\n")
 
     if weights:
         source = Path(weights)
@@ -173,7 +181,13 @@ def build_site(
         if target.exists():
             shutil.rmtree(target)
         shutil.copytree(source, target)
+        site["weightsManifestSha256"] = _sha256(target / "manifest.json")  # pins the default weights
+    (out / "phonon-site.json").write_text(json.dumps(site, indent=1) + "\n")
     return out
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -91,7 +91,7 @@ async def speak(text: str, options_json: str, on_audio, should_stop):
             kwargs["speed"] = float("nan")  # JSON turned NaN into null: let the engine refuse it
         kwargs["seed"] = options.get("seed", 0)
         if options.get("normalize") is not None:
-            kwargs["normalize"] = bool(options["normalize"])
+            kwargs["normalize"] = options["normalize"]  # the engine refuses what is not a bool
         for name in ("max_frames", "temperature", "eos_threshold"):
             if options.get(name) is not None:
                 kwargs[name] = options[name]
@@ -127,6 +127,20 @@ async def speak(text: str, options_json: str, on_audio, should_stop):
         )
     except BaseException as e:  # noqa: BLE001
         return _error(e)
+
+
+def needs_engine() -> bool:
+    """Whether the next request must build the engine first: none yet, or its GPU device was lost."""
+    door = _state["door"]
+    return _state["engine"] is None or door is None or door.lost is not None
+
+
+def lose_device() -> None:
+    """Test hook (worker.js, only with ?test-hooks): destroy the GPUDevice as a driver reset would.
+    The door learns of it from `device.lost`, as it would of a real loss."""
+    door = _state["door"]
+    if door is not None and door.device is not None:
+        door.device.destroy()
 
 
 def stats():

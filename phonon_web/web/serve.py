@@ -8,7 +8,9 @@ can be a SharedArrayBuffer), `Cross-Origin-Resource-Policy: same-origin` and `Ca
 (the browser revalidates the site's files; the weights live in Cache Storage and are never asked for
 again once stored). `.wasm` is served as application/wasm (streaming compilation needs it) and `.mjs`
 as text/javascript. A path that leaves the folder (`..`, `%2e%2e`, a backslash or a symbolic link
-out) is refused with 403 before the file system is touched.
+out) is refused with 403 before the file system is touched. A `Range: bytes=FIRST-[LAST]` request for a
+file gets 206 with that part (the worker resumes a download cut mid-file from where it stopped, as it
+would from any static host or CDN); a range outside the file gets 416.
 
 The server counts the requests it answers (`server.requests`), which the browser tests use to prove
 that a second load fetches no weights.
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import posixpath
+import re
 import threading
 import urllib.parse
 from functools import partial
@@ -66,14 +69,12 @@ def outside(url_path: str) -> bool:
     return any(part == ".." for part in path.split("/"))
 
 
+_RANGE = re.compile(r"bytes=(\d+)-(\d*)")  # one range; anything else is answered 416
+
+
 class Handler(SimpleHTTPRequestHandler):
     extensions_map = {**SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
     server: SiteServer
-
-    def end_headers(self):
-        for name, value in SECURITY_HEADERS.items():
-            self.send_header(name, value)
-        super().end_headers()
 
     def _refuse_outside(self) -> bool:
         if outside(self.path):
@@ -88,8 +89,39 @@ class Handler(SimpleHTTPRequestHandler):
 
     def do_GET(self):
         self.server.count(self.path)
-        if not self._refuse_outside():
+        if self._refuse_outside():
+            return
+        if self.headers.get("Range") and os.path.isfile(self.translate_path(self.path)):
+            self._send_range(self.translate_path(self.path), self.headers["Range"])
+        else:
             super().do_GET()
+
+    def _send_range(self, path: str, header: str) -> None:
+        """One byte range of a file (206), or 416 when it is not one this file has."""
+        size = os.path.getsize(path)
+        match = _RANGE.fullmatch(header.strip())
+        first = int(match[1]) if match else size
+        last = min(int(match[2]), size - 1) if match and match[2] else size - 1
+        if first >= size or first > last:
+            self.send_response(416)
+            self.send_header("Content-Range", f"bytes */{size}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.send_response(206)
+        self.send_header("Content-Type", self.guess_type(path))
+        self.send_header("Content-Range", f"bytes {first}-{last}/{size}")
+        self.send_header("Content-Length", str(last - first + 1))
+        self.end_headers()
+        with open(path, "rb") as f:
+            f.seek(first)
+            self.wfile.write(f.read(last - first + 1))
+
+    def end_headers(self):
+        self.send_header("Accept-Ranges", "bytes")
+        for name, value in SECURITY_HEADERS.items():
+            self.send_header(name, value)
+        super().end_headers()
 
     def do_HEAD(self):
         self.server.count(self.path)

@@ -30,6 +30,9 @@ FLAGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
     "--autoplay-policy=no-user-gesture-required",
+    # performance.measureUserAgentSpecificMemory() answers at once instead of after the next GC (soak)
+    "--enable-blink-features=ForceEagerMeasureMemory",
+    "--js-flags=--expose-gc",  # gc() before the soak's heap measurements
 ]
 WEBGPU = ["--enable-unsafe-webgpu"]
 
@@ -83,9 +86,12 @@ def site(tmp_path_factory, tiny_weights) -> Path:
 
 @pytest.fixture(scope="session")
 def server(site):
-    from phonon_web.web.serve import SiteServer
+    """The site's own server (phonon_web.web.serve), every page but examples/ under the strict
+    Content-Security-Policy web/README.md documents: every test proves the package runs under it."""
+    from .faulty_server import POLICY, FaultyServer
 
-    server = SiteServer(site).start()
+    server = FaultyServer(site).start()
+    server.csp = POLICY
     yield server
     server.shutdown()
     server.server_close()
@@ -146,7 +152,8 @@ def open_page(context, url: str, log: list | None = None):
 @pytest.fixture(scope="session")
 def loaded(context, server, blank):
     """A page with the model loaded through the ES module (`window.tts`): the first load of the
-    session, so the weights come from the network and go into Cache Storage."""
+    session, so the weights come from the network and go into Cache Storage. Its worker has the test
+    hooks (`testHooks: true`: losing the device, heap sizes), which a page never gets by default."""
     log: list[str] = []
     page = open_page(context, blank, log)
     before = len(server.requests)
@@ -155,7 +162,7 @@ def loaded(context, server, blank):
             const { Phonon } = await import("./phonon.mjs");
             window.Phonon = Phonon;
             window.progress = [];
-            window.tts = await Phonon.load({ progress: (p) => window.progress.push(p) });
+            window.tts = await Phonon.load({ testHooks: true, progress: (p) => window.progress.push(p) });
             return window.tts.info;
         }"""
     )

@@ -1,7 +1,8 @@
 """BrowserDoor (phonon_web/gpu/browser.py) in a worker's Pyodide, on SwiftShader: the door's own checks.
 
-Each check runs Python in the worker through its test hook (`_python`), with no model loaded: the
-same WGSL test kernel as tests/test_gpu_door.py, its expected values computed without numpy.
+Each check runs Python in the worker through its test hook (`_python`, only in a worker started with
+`?test-hooks`), with no model loaded: the same WGSL test kernel as tests/test_gpu_door.py, its
+expected values computed without numpy.
 """
 
 import json
@@ -57,7 +58,7 @@ def python(context, blank):
     def run(code: str):
         result = page.evaluate(
             """async (code) => {
-                const worker = window.__doorWorker ??= new Worker("worker.js", { type: "module" });
+                const worker = window.__doorWorker ??= new Worker("worker.js?test-hooks", { type: "module" });
                 return await new Promise((resolve) => {
                     worker.onmessage = (e) => {
                         if (e.data.type === "result" || e.data.type === "error") resolve(e.data);
@@ -143,10 +144,10 @@ try:
     door.write(tiny, 0, bytes(4))
     lost = None
 except GpuError as e:
-    lost = str(e)
+    lost = f"{type(e).__name__}: {e}"
 json.dumps({"wrong_count": wrong_count, "validation": validation, "lost": lost})
 """
     )
     assert "params, data, unused" in out["wrong_count"]
     assert out["validation"] is not None
-    assert "lost" in out["lost"] and "load the model again" in out["lost"]
+    assert out["lost"].startswith("DeviceLostError: the GPU device was lost") and "new device" in out["lost"]

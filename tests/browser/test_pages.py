@@ -84,6 +84,9 @@ def test_demo_speaks_highlights_and_downloads(loaded, context, server, shots):
     page.set_viewport_size({"width": 390, "height": 844})
     page.screenshot(path=str(shots / "demo-phone.png"), full_page=True)
     assert not [line for line in log if line.startswith("pageerror")], log
+    # all of it under the strict Content-Security-Policy the session's server sends (web/README.md)
+    assert page.evaluate("async () => (await fetch('demo.js')).headers.get('content-security-policy')")
+    assert not [line for line in log if "Content Security Policy" in line], log
     page.evaluate("() => window.tts.close()")
     page.close()
 

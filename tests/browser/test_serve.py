@@ -66,6 +66,19 @@ def test_isolation_headers_and_mime_types(served, path, mime):
         "/%252e%252e/secret.txt",
         "/..%2fsecret.txt",
         "/..%5csecret.txt",
+        "/%2e%2e%2fsecret.txt",
+        "/%2E%2e%2Fsecret.txt",
+        "/.%2e/secret.txt",
+        "/%2e./secret.txt",
+        "/%25252e%25252e/secret.txt",  # three layers of encoding
+        "/%252e%252e%252fsecret.txt",
+        "/..\\secret.txt",
+        "/pyodide\\..\\..\\secret.txt",
+        "/%5c..%5csecret.txt",
+        "/pyodide/..%00/../secret.txt",
+        "/secret.txt%00.html",
+        "/%00",
+        "/pyodide/%2e%2e/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
     ],
 )
 def test_refuses_paths_outside_the_folder(served, path):
@@ -74,9 +87,38 @@ def test_refuses_paths_outside_the_folder(served, path):
     assert b"not for the web" not in body
 
 
+@pytest.mark.parametrize(
+    "path", ["//etc/passwd", "/etc/passwd", "///etc/passwd", "http://127.0.0.1/../secret.txt"]
+)
+def test_absolute_paths_stay_inside_the_folder(served, path):
+    response, body = get(served, path)
+    assert response.status in (403, 404)
+    assert b"root:" not in body and b"not for the web" not in body
+
+
+def test_ranges_of_a_file_and_out_of_range(served):
+    connection = http.client.HTTPConnection("127.0.0.1", served.server_address[1], timeout=10)
+    whole = b"\0asm\1\0\0\0"
+    for header, status, body, content_range in [
+        ("bytes=2-", 206, whole[2:], "bytes 2-7/8"),
+        ("bytes=0-3", 206, whole[:4], "bytes 0-3/8"),
+        ("bytes=5-100", 206, whole[5:], "bytes 5-7/8"),
+        ("bytes=8-", 416, b"", "bytes */8"),
+        ("bytes=-3", 416, b"", "bytes */8"),  # suffix ranges are not served: the worker never asks
+        ("items=0-1", 416, b"", "bytes */8"),
+    ]:
+        connection.request("GET", "/pyodide/pyodide.asm.wasm", headers={"Range": header})
+        response = connection.getresponse()
+        got = (response.status, response.read(), response.getheader("Content-Range"))
+        assert got == (status, body, content_range)
+        assert response.getheader("Cross-Origin-Embedder-Policy") == "require-corp"
+    connection.close()
+
+
 def test_outside_detects_encoded_parents():
     assert outside("/a/../b") and outside("/%2e%2e/x") and outside("/%252e%252e/x")
     assert not outside("/weights/voices/Delia.bin") and not outside("/a..b/c")
+    assert outside("/a\\b") and outside("/a%00b") and outside("/%5c") and outside("/%25252e%25252e/x")
 
 
 def test_missing_files_are_404_and_requests_are_counted(served):
