@@ -15,8 +15,9 @@ strongest break available, in this order:
    is over budget: between characters, but never inside a grapheme cluster. A cluster is a base character
    with the combining marks that follow it, an emoji ZWJ sequence (👩‍👩‍👧), an emoji with its skin-tone
    modifier or variation selector, a regional-indicator flag pair (🇫🇷) or a Hangul jamo syllable. Should a
-   single cluster itself be over budget (hundreds of stacked combining marks), it is cut between code
-   points; a single code point over budget cannot be cut and raises `TextError`.
+   single cluster itself be over budget (a long ZWJ sequence, hundreds of stacked combining marks), it is
+   cut before its base characters, and a base with more marks than the budget between code points; a
+   single code point over budget cannot be cut and raises `TextError`.
 
 A `.` is not a sentence end when it is a decimal point or inside a token (`3.14`, `$5.20`, `v1.2.3`,
 `a.b@c.com`: no whitespace follows it), or when it ends an abbreviation: titles and the like (`Dr.`, `Mr.`,
@@ -246,6 +247,17 @@ def _is_regional_indicator(c: str) -> bool:
     return 0x1F1E6 <= ord(c) <= 0x1F1FF
 
 
+def _base_bounds(text: str, start: int, end: int) -> list[int]:
+    """Inside one grapheme cluster over budget: before each character that is not a combining mark, so
+    an emoji ZWJ sequence parts at a joined emoji before a mark is ever parted from its base."""
+    return [p for p in range(start, end) if p == start or unicodedata.category(text[p])[0] != "M"] + [end]
+
+
+def _code_point_bounds(text: str, start: int, end: int) -> list[int]:
+    """Inside a base character with more marks than the budget: between any two code points."""
+    return list(range(start, end + 1))
+
+
 def _grapheme_bounds(text: str, start: int, end: int) -> list[int]:
     """Positions in [start, end] where a grapheme cluster of `text` may begin, plus `end`.
 
@@ -278,9 +290,12 @@ def _cut_at_bounds(
     count_tokens: Callable[[str], int],
     max_tokens: int,
     out: list[TextPart],
-    clusters: bool,
+    finer: tuple[Callable[[str, int, int], list[int]], ...],
 ) -> None:
-    """Cut `text[bounds[0]:bounds[-1]]` at positions from `bounds` into the longest parts within budget."""
+    """Cut `text[bounds[0]:bounds[-1]]` at positions from `bounds` into the longest parts within budget.
+
+    A unit between two bounds that alone is over budget is cut again at `finer[0]`'s bounds for it,
+    and so on; with no finer bounds left it cannot be cut (TextError)."""
     last = len(bounds) - 1
     guess = max_tokens  # clusters per part: one token per cluster at first, then the last part's length
     i = 0
@@ -320,10 +335,8 @@ def _cut_at_bounds(
             out.append(TextPart(text[s : bounds[lo]], s, bounds[lo]))
             guess = lo - i
             i = lo
-        elif clusters:  # one grapheme cluster alone is over budget: cut it between code points
-            _cut_at_bounds(
-                text, list(range(s, bounds[i + 1] + 1)), count_tokens, max_tokens, out, clusters=False
-            )
+        elif finer:
+            _cut_at_bounds(text, finer[0](text, s, bounds[i + 1]), count_tokens, max_tokens, out, finer[1:])
             i += 1
         else:
             raise TextError(
@@ -393,7 +406,8 @@ def _split(
     `over` says the span is known to be over budget, so a unit that is the whole span needs no count.
     """
     if level == _CHARACTERS:
-        _cut_at_bounds(text, _grapheme_bounds(text, start, end), count_tokens, max_tokens, out, clusters=True)
+        bounds = _grapheme_bounds(text, start, end)
+        _cut_at_bounds(text, bounds, count_tokens, max_tokens, out, (_base_bounds, _code_point_bounds))
         return
     pending: list[tuple[int, int, int]] = []
     for s, e in _units(level, text, start, end):

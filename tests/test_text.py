@@ -382,6 +382,12 @@ def test_property_sentences(text):
     assert "".join("".join(p.text.split()) for p in parts) == "".join(text.split())
 
 
+def test_an_over_budget_zwj_sequence_parts_before_a_base_not_before_its_mark():
+    # found by the property below: 👩 ZWJ 👧 + acute is 4 code points, over a budget of 3
+    parts = split_text("\U0001f469\u200d\U0001f467\u0301 ", len, 3)
+    assert [p.text for p in parts] == ["\U0001f469\u200d", "\U0001f467\u0301"]
+
+
 @PROPERTY_SETTINGS
 @given(text=any_texts, max_tokens=st.integers(min_value=1, max_value=12))
 def test_property_last_resort_keeps_combining_marks_with_their_base(text, max_tokens):
