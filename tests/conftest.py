@@ -1,9 +1,16 @@
 import os
 
 import pytest
+from hypothesis import settings
 
 # Kernel tests run on Mesa's lavapipe when there is no GPU (CI installs mesa-vulkan-drivers).
 os.environ.setdefault("PHONON_ADAPTER", "software")
+
+# Property tests explore new examples on every local run; CI (`HYPOTHESIS_PROFILE=ci`, set by .ci/run)
+# replays a fixed sequence, so that a change lands or fails on its own merits, not on a lucky draw.
+# A failure found locally becomes an explicit test case.
+settings.register_profile("ci", derandomize=True, database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 @pytest.fixture(scope="session")
