@@ -4,6 +4,7 @@ bit-identical to a fresh engine's, whatever was cancelled or queued before it (t
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import random
 import threading
 import time
@@ -142,6 +143,13 @@ REQUESTS = [
 ]
 
 
+def in_own_loop(coroutine):
+    """asyncio.run in a thread of its own: the browser tests' sync Playwright keeps an event loop
+    running in the main thread for the rest of the session, where asyncio.run refuses to start."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def test_concurrent_requests_are_queued_never_mixed(door, files):
     engine = Engine(YieldingDoor(door), files, **OPTIONS)
     order: list[int] = []
@@ -167,13 +175,13 @@ def test_concurrent_requests_are_queued_never_mixed(door, files):
         ]
         return await asyncio.gather(*calls, return_exceptions=True)
 
-    expected = asyncio.run(alone())
+    expected = in_own_loop(alone())
     order.clear()
-    results = asyncio.run(together())
+    results = in_own_loop(together())
     assert [_result(r) for r in results] == expected
     # one request at a time: each one's chunks all came before the next one's
     assert order == sorted(order) and set(order) == {0, 1, 2, 3}
     order.clear()
-    results = asyncio.run(together(stop_third=True))  # a cancelled request in the queue harms no other
+    results = in_own_loop(together(stop_third=True))  # a cancelled request in the queue harms no other
     assert isinstance(results[2], CancelledError) and 2 not in order
     assert [_result(r) for i, r in enumerate(results) if i != 2] == expected[:2] + expected[3:]
