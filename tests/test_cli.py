@@ -8,19 +8,13 @@ from pathlib import Path
 
 import pytest
 
-import build_weights
-from tests.reference import checkpoint as ck
-
 ROOT = Path(__file__).resolve().parent.parent
 SENTENCE = "The birch canoe slid on the smooth planks."
 
 
 @pytest.fixture(scope="module")
-def weights(tmp_path_factory):
-    root = tmp_path_factory.mktemp("cli")
-    ck.write_checkpoint(root / "ckpt", tiny=True, seed=0)
-    build_weights.convert(root / "ckpt", root / "web")
-    return root / "web"
+def weights(tiny_weights):
+    return tiny_weights
 
 
 def cli(*args):

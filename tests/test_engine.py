@@ -2,23 +2,18 @@
 
 import pytest
 
-import build_weights
 from phonon_web.engine import Engine
 from phonon_web.errors import OptionError, TextError, VoiceError
 from phonon_web.files import ModelFiles
 from phonon_web.gpu.door import run_sync
 from phonon_web.normalize import normalize as phonon_web_normalize
-from tests.reference import checkpoint as ck
 
 SENTENCE = "The birch canoe slid on the smooth planks."
 
 
 @pytest.fixture(scope="module")
-def files(tmp_path_factory):
-    root = tmp_path_factory.mktemp("engine")
-    ck.write_checkpoint(root / "ckpt", tiny=True, seed=0)
-    build_weights.convert(root / "ckpt", root / "web")
-    return ModelFiles.from_folder(root / "web")
+def files(tiny_weights):
+    return ModelFiles.from_folder(tiny_weights)
 
 
 @pytest.fixture(scope="module")
