@@ -29,7 +29,12 @@ TEXT = "The birch canoe slid on the smooth planks."
 INSIDE_PASSES = "timestamp-query-inside-passes"
 
 
-def profile_program(door, program, labels: dict) -> list[tuple[str, float]]:
+def dispatch_name(door, command) -> str:
+    """The kernel's label (the door keeps it per pipeline) and the dispatch's workgroup counts."""
+    return f"{door._declared[id(command.pipeline)][0]} [{command.x}x{command.y}x{command.z}]"
+
+
+def profile_program(door, program) -> list[tuple[str, float]]:
     """Run `program` once, one pass per dispatch; (kernel label, GPU microseconds) per dispatch."""
     from phonon_web.gpu.door import Copy
 
@@ -58,7 +63,7 @@ def profile_program(door, program, labels: dict) -> list[tuple[str, float]]:
         compute.set_bind_group(0, command.bind_group)
         compute.dispatch_workgroups(command.x, command.y, command.z)
         compute.end()
-        names.append(labels.get(id(command.pipeline), "?") + f" [{command.x}x{command.y}x{command.z}]")
+        names.append(dispatch_name(door, command))
         index += 1
     stamps = submit_and_read_stamps(door, encoder, queries, count)
     return [(names[i], (stamps[2 * i + 1] - stamps[2 * i]) / 1000.0) for i in range(index)]
@@ -80,7 +85,7 @@ def submit_and_read_stamps(door, encoder, queries, count: int) -> list[int]:
     return stamps
 
 
-def profile_in_one_pass(door, programs, labels: dict) -> list[tuple[str, float]]:
+def profile_in_one_pass(door, programs) -> list[tuple[str, float]]:
     """Run [(program, repeat)] in one compute pass with a timestamp after each dispatch."""
     from phonon_web.gpu.door import Copy
 
@@ -100,7 +105,7 @@ def profile_in_one_pass(door, programs, labels: dict) -> list[tuple[str, float]]
         compute.set_bind_group(0, command.bind_group)
         compute.dispatch_workgroups(command.x, command.y, command.z)
         compute._write_timestamp(queries, i + 1)
-        names.append(labels.get(id(command.pipeline), "?") + f" [{command.x}x{command.y}x{command.z}]")
+        names.append(dispatch_name(door, command))
     compute.end()
     stamps = submit_and_read_stamps(door, encoder, queries, count)
     return [(names[i], (stamps[i + 1] - stamps[i]) / 1000.0) for i in range(len(commands))]
@@ -131,7 +136,7 @@ def main() -> int:
 
     import phonon_web
     from bench.speed import synthetic_weights
-    from phonon_web.gpu.door import Program
+    from phonon_web.gpu.door import Copy, Program
     from phonon_web.gpu.native import NativeDoor
     from phonon_web.gpu.shaders import kernel
 
@@ -142,9 +147,7 @@ def main() -> int:
     if "timestamp-query" not in door.features:
         print("this adapter has no timestamp-query feature", file=sys.stderr)
         return 2
-    labels = {id(pipe): door._declared[id(pipe)][0] for pipe in door._pipelines.values()}
     empty_pipe = door.pipeline(kernel(str(EMPTY_WGSL)))
-    labels[id(empty_pipe)] = "empty"
     empty = Program("empty")
     empty.dispatch(empty_pipe, door.bind_group(empty_pipe, [door.buffer(16, "storage", "profile sink")]), 1)
 
@@ -154,13 +157,13 @@ def main() -> int:
     runs = defaultdict(list)
     for _ in range(args.repeat):
         lm.write_request(ids, eos_threshold=1e30, budget=engine.max_frames)
-        runs["empty"].append(profile_program(door, empty, labels))
-        runs["start"].append(profile_program(door, lm.start(voice), labels))
+        runs["empty"].append(profile_program(door, empty))
+        runs["start"].append(profile_program(door, lm.start(voice)))
         door.submit([(codec.reset, 1)])
-        runs["step"].append(profile_program(door, lm.step, labels))
+        runs["step"].append(profile_program(door, lm.step))
         for _frame in range(15):
-            profile_program(door, lm.step, labels)
-        runs["codec chunk of 16"].append(profile_program(door, codec.chunk[16], labels))
+            profile_program(door, lm.step)
+        runs["codec chunk of 16"].append(profile_program(door, codec.chunk[16]))
     for name, values in runs.items():
         report[name] = summarise(values)
     report["empty_pass_us"] = report["empty"]["total_us"]
@@ -173,11 +176,9 @@ def main() -> int:
             copies = Program("start copies")  # the voice's keys and values: copies stay out of the pass
             work = Program("start dispatches")
             for command in start.commands:
-                (copies.commands if not hasattr(command, "pipeline") else work.commands).append(command)
+                (copies if isinstance(command, Copy) else work).commands.append(command)
             door.submit([(copies, 1), (codec.reset, 1)])
-            one_pass.append(
-                profile_in_one_pass(door, [(work, 1), (lm.step, steps), (codec.chunk[16], 1)], labels)
-            )
+            one_pass.append(profile_in_one_pass(door, [(work, 1), (lm.step, steps), (codec.chunk[16], 1)]))
         each = [statistics.median(run[i][1] for run in one_pass) for i in range(len(one_pass[0]))]
         n_start, n_step = work.dispatch_count, lm.step.dispatch_count
         step_each = [

@@ -97,10 +97,10 @@ class _LmKernelsBase:
         # Unused bindings get these; read-only and writable ones apart, since one buffer cannot be
         # bound both ways in one dispatch.
         self.dummy_read = door.buffer(16, STORAGE, "lm dummy (read)")
-        self._partials = None  # matmul partial sums, made when the first split matmul is built
         self.dummy_write = door.buffer(16, STORAGE, "lm dummy (write)")
         door.write(self.dummy_read, 0, bytes(16))
         door.write(self.dummy_write, 0, bytes(16))
+        self._partials = None  # matmul partial sums, made when the first split matmul is built
 
     # ---- plumbing ----------------------------------------------------------------------------
     def _kernel(self, main: str, *, state: bool, weights: bool, reduce: bool, kv: bool = False, **constants):

@@ -84,9 +84,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wg: ve
     var acc2 = vec4<f32>(0.0);
     var acc3 = vec4<f32>(0.0);
 
-    // The next step's values are loaded into registers before this step's products. (On an H200 the
-    // prefill's 512-column products, only 8 workgroups each, stay bound by their serial K steps:
-    // splitting K over more workgroups is what would speed them up.)
+    // The next step's values are loaded into registers before this step's products.
     let k_begin = wg.z * params.k_split;
     let k_end = min(params.k, k_begin + params.k_split);
     var va = a4(row0 + load_row, k_begin + load_k);

@@ -49,7 +49,7 @@ class Kernel:
 
     @property
     def label(self) -> str:
-        name = self.files[-1].removesuffix(".wgsl")
+        name = Path(self.files[-1]).name.removesuffix(".wgsl")  # tests and benchmarks pass full paths
         return name + "".join(f" {k}={v}" for k, v in self.constants)
 
     def source(self, enables: str = "") -> str:
