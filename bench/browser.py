@@ -45,7 +45,9 @@ from bench.quiet import wait_quiet  # noqa: E402
 from bench.speed import quartiles  # noqa: E402
 
 CHROMIUM = os.environ.get("PHONON_CHROMIUM", "/usr/bin/chromium")
-FLAGS = [
+# Headless Chromium on a server, quiet (no background downloads or updates) and free to play audio;
+# the browser tests use the same.
+HEADLESS_FLAGS = [
     "--no-sandbox",
     "--disable-quic",
     "--no-first-run",
@@ -54,8 +56,8 @@ FLAGS = [
     "--disable-sync",
     "--disable-dev-shm-usage",
     "--autoplay-policy=no-user-gesture-required",
-    "--enable-unsafe-webgpu",
 ]
+FLAGS = [*HEADLESS_FLAGS, "--enable-unsafe-webgpu"]
 # Chromium's software WebGPU adapters on a machine without a GPU. SwiftShader is the default one;
 # Mesa's lavapipe is reached through ANGLE on Vulkan in WebGPU's compatibility mode, and compiles the
 # engine's pipelines in about 4 s where SwiftShader takes about 25 s (measured here).

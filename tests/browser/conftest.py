@@ -11,25 +11,18 @@ pipelines alone takes about 25 s there), and texts are short with a frame cap (`
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
 
-CHROMIUM = os.environ.get("PHONON_CHROMIUM", "/usr/bin/chromium")
+from bench.browser import CHROMIUM, HEADLESS_FLAGS
+
 ROOT = Path(__file__).resolve().parents[2]
 
 FLAGS = [
-    "--no-sandbox",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-    "--autoplay-policy=no-user-gesture-required",
+    *HEADLESS_FLAGS,
     # performance.measureUserAgentSpecificMemory() answers at once instead of after the next GC (soak)
     "--enable-blink-features=ForceEagerMeasureMemory",
     "--js-flags=--expose-gc",  # gc() before the soak's heap measurements
