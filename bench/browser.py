@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import hashlib
 import json
 import os
 import platform
@@ -42,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.quiet import wait_quiet  # noqa: E402
-from bench.speed import quartiles  # noqa: E402
+from bench.speed import quartiles, synthetic_model  # noqa: E402
 
 CHROMIUM = os.environ.get("PHONON_CHROMIUM", "/usr/bin/chromium")
 # Headless Chromium on a server, quiet (no background downloads or updates) and free to play audio;
@@ -76,22 +75,9 @@ SOFTWARE_ADAPTERS = ("swiftshader", "llvmpipe", "lavapipe", "softpipe")
 
 
 def model_weights(model: str, work: Path) -> tuple[Path, Path]:
-    """(weights folder, checkpoint folder) of the synthetic model of that size, made once and made again
-    when the checkpoint writer or the converter changes (a stale weights format would not load)."""
-    import build_weights
-    from tests.reference.checkpoint import write_checkpoint
-
+    """(weights folder, checkpoint folder) of the synthetic model of that size (bench/speed.py's)."""
     folder = work if model == "full" else work / model  # full: bench/speed.py's build/bench/{ckpt,web}
-    sources = (ROOT / "tests" / "reference" / "checkpoint.py", ROOT / "build_weights.py")
-    stamp = hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()
-    stamp_file = folder / "made-by.sha256"
-    if not stamp_file.is_file() or stamp_file.read_text() != stamp:
-        for made in (folder / "ckpt", folder / "web"):
-            shutil.rmtree(made, ignore_errors=True)
-        write_checkpoint(folder / "ckpt", tiny=model == "tiny", seed=0)
-        build_weights.convert(folder / "ckpt", folder / "web")
-        stamp_file.write_text(stamp)
-    return folder / "web", folder / "ckpt"
+    return synthetic_model(folder, tiny=model == "tiny")
 
 
 def build_bench_site(weights: Path, out: Path, wheel: Path | None = None) -> Path:

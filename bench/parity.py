@@ -35,22 +35,19 @@ def main() -> int:
     args = parser.parse_args()
 
     import build_weights
-    from bench.speed import is_current
+    from bench.speed import synthetic_model
     from phonon_web.engine import Engine
     from phonon_web.files import ModelFiles
     from phonon_web.gpu.door import run_sync
     from phonon_web.gpu.native import NativeDoor
     from tests.reference.audio_metrics import compare
-    from tests.reference.checkpoint import load_reference, write_checkpoint
+    from tests.reference.checkpoint import load_reference
     from tests.reference.takes import reference_take
 
-    checkpoint = args.checkpoint
-    if checkpoint is None:
-        checkpoint = args.work / "ckpt"
-        if not (checkpoint / "model.safetensors").is_file():
-            write_checkpoint(checkpoint, tiny=False, seed=0)
-    web = args.work / "web"
-    if not is_current(web):
+    if args.checkpoint is None:
+        web, checkpoint = synthetic_model(args.work)
+    else:  # someone else's checkpoint: converted afresh, it may have changed since the last run
+        checkpoint, web = args.checkpoint, args.work / "web"
         build_weights.convert(checkpoint, web)
     phrases = json.loads((ROOT / "bench" / "phrases.json").read_text())["phrases"][: args.phrases]
 

@@ -18,10 +18,12 @@ is the real model's, the sound is not). Reported, each as a median with its 25th
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
 import platform
+import shutil
 import statistics
 import sys
 import time
@@ -41,25 +43,27 @@ def quartiles(values: list[float]) -> dict:
     return {"median": statistics.median(values), "p25": q[0], "p75": q[2], "n": len(values)}
 
 
-def is_current(web: Path) -> bool:
-    """A converted folder this phonon_web reads (an older build_weights.py's is made again)."""
-    from phonon_web.manifest import VERSION
-
-    try:
-        return json.loads((web / "manifest.json").read_text())["version"] == VERSION
-    except (OSError, ValueError, KeyError):
-        return False
-
-
-def synthetic_weights(folder: Path) -> Path:
+def synthetic_model(folder: Path, tiny: bool = False) -> tuple[Path, Path]:
+    """(weights folder, checkpoint folder) of the synthetic model under `folder`, made once and made
+    again when the checkpoint writer or the converter changes (a stale weights format would not load)."""
     import build_weights
     from tests.reference.checkpoint import write_checkpoint
 
-    web = folder / "web"
-    if not is_current(web):
-        write_checkpoint(folder / "ckpt", tiny=False, seed=0)
-        build_weights.convert(folder / "ckpt", web)
-    return web
+    sources = (ROOT / "tests" / "reference" / "checkpoint.py", ROOT / "build_weights.py")
+    stamp = hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()
+    stamp_file = folder / "made-by.sha256"
+    if not stamp_file.is_file() or stamp_file.read_text() != stamp:
+        for made in (folder / "ckpt", folder / "web"):
+            shutil.rmtree(made, ignore_errors=True)
+        write_checkpoint(folder / "ckpt", tiny=tiny, seed=0)
+        build_weights.convert(folder / "ckpt", folder / "web")
+        stamp_file.write_text(stamp)
+    return folder / "web", folder / "ckpt"
+
+
+def synthetic_weights(folder: Path) -> Path:
+    """The full-size synthetic model's weights folder (see synthetic_model)."""
+    return synthetic_model(folder)[0]
 
 
 def time_steps(engine, steps: int) -> dict:
