@@ -2,7 +2,8 @@
 # The H200 runs behind bench/results/h200-*.json, as one command on the lent machine (a bare image with
 # the NVIDIA driver and Python 3.12 + torch, nothing else): libvulkan1 and friends as .deb files in
 # .gl/, and wgpu, cffi, pycparser, rendercanvas and transformers as wheels in .whl/ (see the device
-# notes). Each argument names a run: profile, breakdown, speed, reference, parity.
+# notes). Each argument names a run: costs, profile, breakdown, speed, reference, parity
+# (all but costs need the synthetic model, which is built first).
 #     bash bench/h200.sh profile breakdown speed
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,10 +14,16 @@ export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 out=${OUT:-bench/results}
 day=$(date +%Y-%m-%d)
-python3 -c "import bench.speed as s; s.synthetic_weights(__import__('pathlib').Path('build/bench'))"
+for run in "$@"; do
+    if [ "$run" != costs ]; then
+        python3 -c "import bench.speed as s; s.synthetic_weights(__import__('pathlib').Path('build/bench'))"
+        break
+    fi
+done
 for run in "$@"; do
     echo "== $run"
     case $run in
+        costs) python3 bench/dispatch_costs.py --out "$out/h200-dispatch-costs-$day.json" ;;
         profile) python3 bench/gpu_profile.py --out "$out/h200-profile-$day.json" | tail -n 40 ;;
         breakdown) python3 bench/breakdown.py --out "$out/h200-breakdown-$day.json" | tail -n 60 ;;
         speed) python3 bench/speed.py --rounds 3 --out "$out/h200-speed-$day.json" | tail -n 30 ;;

@@ -5,6 +5,10 @@
 //   PROLOGUE  how the workgroup builds the input vector x in workgroup memory (P_* below)
 //   EPILOGUE  what happens to each row's sum (E_* below)
 //   KV_F16    the KV cache holds f16 pairs (pack2x16float) rather than f32 (E_QKV_ROPE only)
+//   SPLITS    P_ATTN_MERGE: the attention's splits per head (1 otherwise)
+//   PARTS     the residual stream still owes the previous MLP's PARTS partial outputs (mlp_slice.wgsl),
+//             stored after it, `params.parts_offset` onwards, one row-length vector each: P_LAYERNORM
+//             adds them to its input (read from src), E_RESIDUAL to its output row (read from dst)
 // The workgroup is 256 invocations: 8 rows x 32 lanes. Each lane reads 16 bytes of a row at a time
 // (16 q8 values, 8 f16 or 4 f32). Rows come from up to 8 segments (tensors with the same K, each with
 // its own kind, offsets and bias), so several matrices that read the same input share one dispatch.
@@ -19,6 +23,10 @@
 
 const WG_SIZE: u32 = 256u;
 const ROWS: u32 = 8u;
+// Loops below run a constant number of times (not `i < KP; i += WG_SIZE` from the lane's index), so
+// the compiler unrolls them and issues their loads together: a dependent dispatch is bound by the
+// latency of its chain of memory accesses, and a loop that waits for each load costs one per turn.
+const XS_TURNS: u32 = (KP + WG_SIZE - 1u) / WG_SIZE;
 
 const P_LOAD: u32 = 0u;        // x = src
 const P_LAYERNORM: u32 = 1u;   // x = LayerNorm(src) (affine if ln_affine)
@@ -53,7 +61,7 @@ struct Params {
     dst_offset: u32, normed_offset: u32, write_normed: u32, layer: u32,
     head_dim: u32, heads: u32, splits: u32, part_stride: u32,
     align: u32, align_head: u32, align_stride: u32, layers: u32,
-    kv_row_words: u32, aux_offset: u32, _pad0: u32, _pad1: u32,
+    kv_row_words: u32, aux_offset: u32, parts_offset: u32, _pad1: u32,
     segs: array<Segment, 8>,
 }
 
@@ -73,16 +81,22 @@ fn layer_norm_into_xs(ids: Ids) {
     // One pass: sum and sum of squares together (var = E[x^2] - mean^2, in f32; the residual streams
     // here have |mean| well below their spread, so the cancellation costs ~1e-7 relative).
     var s = vec2<f32>(0.0);
-    for (var i = ids.lid; i < KP; i += WG_SIZE) {
+    for (var turn = 0u; turn < XS_TURNS; turn++) {
+        let i = ids.lid + turn * WG_SIZE;
         var v = 0.0;
-        if (i < K) { v = src[params.src_offset + i]; }
-        xs[i] = v;
+        if (i < K) {
+            v = src[params.src_offset + i];
+            for (var p = 0u; p < PARTS; p++) { v += src[params.parts_offset + p * K + i]; }
+        }
+        if (i < KP) { xs[i] = v; }
         s += vec2<f32>(v, v * v);
     }
     let sums = workgroup_sum2(s, ids) / f32(K);
     let mean = sums.x;
     let rstd = 1.0 / sqrt(max(sums.y - mean * mean, 0.0) + params.ln_eps);
-    for (var i = ids.lid; i < K; i += WG_SIZE) {
+    for (var turn = 0u; turn < XS_TURNS; turn++) {
+        let i = ids.lid + turn * WG_SIZE;
+        if (i >= K) { break; }
         var v = (xs[i] - mean) * rstd;
         if (params.ln_affine != 0u) {
             v = v * vector_at(params.ln_kind, params.ln_w, i) + vector_at(params.ln_kind, params.ln_b, i);
@@ -94,36 +108,51 @@ fn layer_norm_into_xs(ids: Ids) {
     }
 }
 
-// Split-softmax merge of one head's partials: (max, sum) over the splits.
-fn merged_stats(head: u32) -> vec2<f32> {
-    var m = -3.0e38;
-    for (var s = 0u; s < params.splits; s++) {
-        m = max(m, src[(head * params.splits + s) * params.part_stride + params.head_dim]);
-    }
-    var l = 0.0;
-    for (var s = 0u; s < params.splits; s++) {
-        let part = (head * params.splits + s) * params.part_stride + params.head_dim;
-        l += src[part + 1u] * exp(src[part] - m);
-    }
-    return vec2<f32>(m, l);
-}
-
+// Split-softmax merge (P_ATTN_MERGE): part t = (head, split) left its unnormalised output, its maximum
+// score m and its sum l of exp(score - m). Each part's weight is exp(m - M) / L with the head's
+// M = max m and L = sum l exp(m - M); the (m, l) pairs go through workgroup memory once, so every
+// loop over the SPLITS parts (a constant) reads workgroup memory or issues independent loads.
+var<workgroup> part_max: array<f32, 256>;
 var<workgroup> merge_weights: array<f32, 256>;  // (head, split): exp(m_split - m_head) / l_head
+var<workgroup> head_stats: array<vec2<f32>, 256>;  // per head: (M, L)
 
 fn attention_merge_into_xs(ids: Ids, first_group: bool) {
-    let parts = params.heads * params.splits;
-    for (var t = ids.lid; t < parts; t += WG_SIZE) {
-        let stats = merged_stats(t / params.splits);
-        merge_weights[t] = exp(src[t * params.part_stride + params.head_dim] - stats.x) / stats.y;
+    let parts = params.heads * SPLITS;
+    var l = 0.0;
+    if (ids.lid < parts) {
+        let at = ids.lid * params.part_stride + params.head_dim;
+        part_max[ids.lid] = src[at];
+        l = src[at + 1u];
     }
     workgroupBarrier();
-    for (var i = ids.lid; i < KP; i += WG_SIZE) {
+    if (ids.lid < params.heads) {
+        var m = -3.0e38;
+        for (var s = 0u; s < SPLITS; s++) { m = max(m, part_max[ids.lid * SPLITS + s]); }
+        head_stats[ids.lid].x = m;
+    }
+    workgroupBarrier();
+    if (ids.lid < parts) {
+        merge_weights[ids.lid] = exp(part_max[ids.lid] - head_stats[ids.lid / SPLITS].x);
+        part_max[ids.lid] = l * merge_weights[ids.lid];  // now this part's share of L
+    }
+    workgroupBarrier();
+    if (ids.lid < params.heads) {
+        var total = 0.0;
+        for (var s = 0u; s < SPLITS; s++) { total += part_max[ids.lid * SPLITS + s]; }
+        head_stats[ids.lid].y = total;
+    }
+    workgroupBarrier();
+    if (ids.lid < parts) { merge_weights[ids.lid] /= head_stats[ids.lid / SPLITS].y; }
+    workgroupBarrier();
+    for (var turn = 0u; turn < XS_TURNS; turn++) {
+        let i = ids.lid + turn * WG_SIZE;
+        if (i >= KP) { break; }
         var v = 0.0;
         if (i < K) {
             let head = i / params.head_dim;
             let d = i % params.head_dim;
-            for (var s = 0u; s < params.splits; s++) {
-                let t = head * params.splits + s;
+            for (var s = 0u; s < SPLITS; s++) {
+                let t = head * SPLITS + s;
                 v += src[t * params.part_stride + d] * merge_weights[t];
             }
         }
@@ -132,7 +161,7 @@ fn attention_merge_into_xs(ids: Ids, first_group: bool) {
     // The alignment layer: attention_step left the raw scores of the text keys; turn them into
     // probabilities with the merged statistics (one workgroup does it).
     if (params.align != 0u && first_group) {
-        let stats = merged_stats(params.align_head);
+        let stats = head_stats[params.align_head];
         let row = state[S_FRAMES] * params.align_stride;
         for (var t = ids.lid; t < state[S_TEXT]; t += WG_SIZE) {
             let score = bitcast<f32>(extra[row + t]);
@@ -150,14 +179,18 @@ fn prologue(ids: Ids, first_group: bool) {
         let seed = state[S_SEED];
         let frame = state[S_FRAMES];
         let scale = bitcast<f32>(state[S_NOISE_SCALE]);
-        for (var i = ids.lid; i < KP; i += WG_SIZE) {
+        for (var turn = 0u; turn < XS_TURNS; turn++) {
+            let i = ids.lid + turn * WG_SIZE;
+            if (i >= KP) { break; }
             var v = 0.0;
             if (i < K) { v = noise_value(seed, frame, i) * scale; }
             xs[i] = v;
             if (first_group && i < K) { extra[i] = bitcast<u32>(v); }
         }
     } else {
-        for (var i = ids.lid; i < KP; i += WG_SIZE) {
+        for (var turn = 0u; turn < XS_TURNS; turn++) {
+            let i = ids.lid + turn * WG_SIZE;
+            if (i >= KP) { break; }
             var v = 0.0;
             if (i < K) {
                 v = src[params.src_offset + i];
@@ -167,7 +200,10 @@ fn prologue(ids: Ids, first_group: bool) {
         }
     }
     if (params.write_normed != 0u && first_group) {
-        for (var i = ids.lid; i < K; i += WG_SIZE) { dst[params.normed_offset + i] = xs[i]; }
+        for (var turn = 0u; turn < XS_TURNS; turn++) {
+            let i = ids.lid + turn * WG_SIZE;
+            if (i < K) { dst[params.normed_offset + i] = xs[i]; }
+        }
     }
 }
 
@@ -204,26 +240,32 @@ fn row_dot(row: u32, lane: u32) -> f32 {
     let local = where_.y;
     var acc = 0.0;
     if (seg.kind == KIND_Q8) {
-        let row_base = seg.word + local * (seg.padded / 4u);
-        for (var c = lane; c < seg.padded / 16u; c += 32u) {
+        let row_base = seg.word + local * (KP / 4u);  // lm_ops checks that q8 rows are padded to KP
+        for (var turn = 0u; turn < (KP / 16u + 31u) / 32u; turn++) {
+            let c = lane + turn * 32u;
+            if (c >= KP / 16u) { break; }
             let w = row_base + c * 4u;
             let x = c * 16u;
             var part = dot(vec4<f32>(unpack4xI8(weights[w])), xs4(x));
             part += dot(vec4<f32>(unpack4xI8(weights[w + 1u])), xs4(x + 4u));
             part += dot(vec4<f32>(unpack4xI8(weights[w + 2u])), xs4(x + 8u));
             part += dot(vec4<f32>(unpack4xI8(weights[w + 3u])), xs4(x + 12u));
-            acc += part * q8_scale(seg.scales, local, seg.padded, c / 2u);
+            acc += part * q8_scale(seg.scales, local, KP, c / 2u);
         }
     } else if (seg.kind == KIND_F16) {
         let row_base = seg.word + local * (K / 2u);
-        for (var c = lane; c < K / 8u; c += 32u) {
+        for (var turn = 0u; turn < (K / 8u + 31u) / 32u; turn++) {
+            let c = lane + turn * 32u;
+            if (c >= K / 8u) { break; }
             let w = row_base + c * 4u;
             let x = c * 8u;
             acc += dot(h2(w), xs4(x)) + dot(h2(w + 2u), xs4(x + 4u));
         }
     } else {
         let row_base = seg.word + local * K;
-        for (var c = lane; c < K / 4u; c += 32u) {
+        for (var turn = 0u; turn < (K / 4u + 31u) / 32u; turn++) {
+            let c = lane + turn * 32u;
+            if (c >= K / 4u) { break; }
             acc += dot(w4(row_base + c * 4u), xs4(c * 4u));
         }
     }
@@ -290,7 +332,9 @@ fn epilogue(row: u32, value: f32) {
     } else if (EPILOGUE == E_SILU) {
         dst[out] = silu(v);
     } else if (EPILOGUE == E_RESIDUAL) {
-        dst[out] = dst[out] + v;
+        var owed = 0.0;
+        for (var p = 0u; p < PARTS; p++) { owed += dst[params.parts_offset + p * params.rows + row]; }
+        dst[out] = dst[out] + owed + v;
     } else if (EPILOGUE == E_GATED_RESIDUAL) {
         dst[out] = dst[out] + aux[params.mod_gate + row] * v;
     } else if (EPILOGUE == E_COND_EOS) {

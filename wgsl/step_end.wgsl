@@ -3,23 +3,28 @@
 // latent for the codec, the next input row input_linear(z) + condition, and the state advance.
 // It is the step's last kernel: once it has run, the next step sees frames + 1.
 //
-// Constants: F (flow width), LATENT, HIDDEN.
+// Its input is the flow head's residual stream as the last residual block left it: base (src_offset)
+// + gate * (fc2 bias + that block's PARTS partial outputs at parts_offset), as in mlp_slice.wgsl.
+//
+// Constants: F (flow width), LATENT, HIDDEN, PARTS.
 
 const WG_SIZE: u32 = 256u;
-const PARTS: u32 = WG_SIZE / LATENT;  // invocations per latent channel in the projection
+const SHARES: u32 = WG_SIZE / LATENT;  // invocations per latent channel in the projection
+const F_TURNS: u32 = (F + WG_SIZE - 1u) / WG_SIZE;
 
 struct Params {
     gate: u32, eps: f32, mod_shift: u32, mod_scale: u32,
     lin_kind: u32, lin_word: u32, lin_scales: u32, lin_padded: u32,
     lin_bias_kind: u32, lin_bias: u32, mean_kind: u32, mean_word: u32,
     std_kind: u32, std_word: u32, in_kind: u32, in_word: u32,
-    in_scales: u32, in_padded: u32, _pad0: u32, _pad1: u32,
+    in_scales: u32, in_padded: u32, src_offset: u32, parts_offset: u32,
+    mod_gate: u32, bias2_kind: u32, bias2: u32, has_bias2: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> weights: array<u32>;
 @group(0) @binding(2) var<storage, read_write> state: array<u32>;
-@group(0) @binding(3) var<storage, read> flow_x: array<f32>;      // the flow head's residual stream
+@group(0) @binding(3) var<storage, read> flow_x: array<f32>;      // the flow head's residual stream + partials
 @group(0) @binding(4) var<storage, read> mods: array<f32>;        // adaLN modulations
 @group(0) @binding(5) var<storage, read> cond: array<f32>;        // the condition vector
 @group(0) @binding(6) var<storage, read_write> flow_io: array<f32>;  // [noise (LATENT), z (LATENT)]
@@ -50,23 +55,42 @@ fn main(ids: Ids) {
     if (skip_workgroup(params.gate, ids.lid)) { return; }
     let frame = state[S_FRAMES];
 
-    // adaLN of the flow residual (LayerNorm without affine, then shift and scale)
+    // the residual stream (its last block's partials summed here), then adaLN (LayerNorm without
+    // affine, then shift and scale)
     var s = 0.0;
-    for (var i = ids.lid; i < F; i += WG_SIZE) { xs[i] = flow_x[i]; s += xs[i]; }
+    for (var turn = 0u; turn < F_TURNS; turn++) {
+        let i = ids.lid + turn * WG_SIZE;
+        if (i < F) {
+            var y = 0.0;
+            if (params.has_bias2 != 0u) { y = vector_at(params.bias2_kind, params.bias2, i); }
+            for (var p = 0u; p < PARTS; p++) { y += flow_x[params.parts_offset + p * F + i]; }
+            var v = flow_x[params.src_offset + i];
+            if (PARTS > 0u) { v += mods[params.mod_gate + i] * y; }
+            xs[i] = v;
+            s += v;
+        }
+    }
     let mean = workgroup_sum(s, ids) / f32(F);
     var sq = 0.0;
-    for (var i = ids.lid; i < F; i += WG_SIZE) { let d = xs[i] - mean; sq += d * d; }
+    for (var turn = 0u; turn < F_TURNS; turn++) {
+        let i = ids.lid + turn * WG_SIZE;
+        if (i < F) { let d = xs[i] - mean; sq += d * d; }
+    }
     let rstd = 1.0 / sqrt(workgroup_sum(sq, ids) / f32(F) + params.eps);
-    for (var i = ids.lid; i < F; i += WG_SIZE) {
-        xs[i] = (xs[i] - mean) * rstd * (1.0 + mods[params.mod_scale + i]) + mods[params.mod_shift + i];
+    for (var turn = 0u; turn < F_TURNS; turn++) {
+        let i = ids.lid + turn * WG_SIZE;
+        if (i < F) {
+            xs[i] = (xs[i] - mean) * rstd * (1.0 + mods[params.mod_scale + i]) + mods[params.mod_shift + i];
+        }
     }
     workgroupBarrier();
 
-    // the velocity: PARTS invocations per channel, each a contiguous slice of the F columns
-    let channel = ids.lid / PARTS;
-    let span = F / PARTS;
+    // the velocity: SHARES invocations per channel, each a contiguous slice of the F columns
+    let channel = ids.lid / SHARES;
+    let span = F / SHARES;
     var acc = 0.0;
-    for (var k = (ids.lid % PARTS) * span; k < (ids.lid % PARTS + 1u) * span; k += 4u) {
+    for (var j = 0u; j < F / SHARES; j += 4u) {  // a constant count: unrolled, loads together
+        let k = (ids.lid % SHARES) * span + j;
         let w = weights4(params.lin_kind, params.lin_word, params.lin_scales, F, params.lin_padded, channel, k);
         acc += dot(w, vec4<f32>(xs[k], xs[k + 1u], xs[k + 2u], xs[k + 3u]));
     }
@@ -74,7 +98,7 @@ fn main(ids: Ids) {
     workgroupBarrier();
     if (ids.lid < LATENT) {
         var v = 0.0;
-        for (var p = 0u; p < PARTS; p++) { v += parts[ids.lid * PARTS + p]; }
+        for (var p = 0u; p < SHARES; p++) { v += parts[ids.lid * SHARES + p]; }
         v += vector_at(params.lin_bias_kind, params.lin_bias, ids.lid);
         let z = flow_io[ids.lid] + v;
         zs[ids.lid] = z;
