@@ -357,6 +357,7 @@ class LmKernelsMore:
         kern = self._kernel(
             "mlp_slice.wgsl", state=True, weights=True, reduce=True,
             K=k, SLICE=slice_, N=n, PARTS_IN=parts_in, NORM=norm, ACT=act,
+            W1_KIND=_KIND[w1.kind], W2_KIND=_KIND[w2.kind],
         )  # fmt: skip
         buffers = [self._params(data, label), self.weights, state, resid, self._r(mods)]
         self._dispatch(program, kern, buffers, groups)

@@ -96,15 +96,16 @@ fn layer_norm_into_xs(ids: Ids) {
     let rstd = 1.0 / sqrt(max(sums.y - mean * mean, 0.0) + params.ln_eps);
     for (var turn = 0u; turn < XS_TURNS; turn++) {
         let i = ids.lid + turn * WG_SIZE;
-        if (i >= K) { break; }
-        var v = (xs[i] - mean) * rstd;
-        if (params.ln_affine != 0u) {
-            v = v * vector_at(params.ln_kind, params.ln_w, i) + vector_at(params.ln_kind, params.ln_b, i);
+        if (i < K) {
+            var v = (xs[i] - mean) * rstd;
+            if (params.ln_affine != 0u) {
+                v = v * vector_at(params.ln_kind, params.ln_w, i) + vector_at(params.ln_kind, params.ln_b, i);
+            }
+            if (PROLOGUE == P_ADALN) {
+                v = v * (1.0 + aux[params.mod_scale + i]) + aux[params.mod_shift + i];
+            }
+            xs[i] = v;
         }
-        if (PROLOGUE == P_ADALN) {
-            v = v * (1.0 + aux[params.mod_scale + i]) + aux[params.mod_shift + i];
-        }
-        xs[i] = v;
     }
 }
 
@@ -146,17 +147,18 @@ fn attention_merge_into_xs(ids: Ids, first_group: bool) {
     workgroupBarrier();
     for (var turn = 0u; turn < XS_TURNS; turn++) {
         let i = ids.lid + turn * WG_SIZE;
-        if (i >= KP) { break; }
-        var v = 0.0;
-        if (i < K) {
-            let head = i / params.head_dim;
-            let d = i % params.head_dim;
-            for (var s = 0u; s < SPLITS; s++) {
-                let t = head * SPLITS + s;
-                v += src[t * params.part_stride + d] * merge_weights[t];
+        if (i < KP) {
+            var v = 0.0;
+            if (i < K) {
+                let head = i / params.head_dim;
+                let d = i % params.head_dim;
+                for (var s = 0u; s < SPLITS; s++) {
+                    let t = head * SPLITS + s;
+                    v += src[t * params.part_stride + d] * merge_weights[t];
+                }
             }
+            xs[i] = v;
         }
-        xs[i] = v;
     }
     // The alignment layer: attention_step left the raw scores of the text keys; turn them into
     // probabilities with the merged statistics (one workgroup does it).
@@ -181,22 +183,24 @@ fn prologue(ids: Ids, first_group: bool) {
         let scale = bitcast<f32>(state[S_NOISE_SCALE]);
         for (var turn = 0u; turn < XS_TURNS; turn++) {
             let i = ids.lid + turn * WG_SIZE;
-            if (i >= KP) { break; }
-            var v = 0.0;
-            if (i < K) { v = noise_value(seed, frame, i) * scale; }
-            xs[i] = v;
-            if (first_group && i < K) { extra[i] = bitcast<u32>(v); }
+            if (i < KP) {
+                var v = 0.0;
+                if (i < K) { v = noise_value(seed, frame, i) * scale; }
+                xs[i] = v;
+                if (first_group && i < K) { extra[i] = bitcast<u32>(v); }
+            }
         }
     } else {
         for (var turn = 0u; turn < XS_TURNS; turn++) {
             let i = ids.lid + turn * WG_SIZE;
-            if (i >= KP) { break; }
-            var v = 0.0;
-            if (i < K) {
-                v = src[params.src_offset + i];
-                if (PROLOGUE == P_SILU) { v = silu(v); }
+            if (i < KP) {
+                var v = 0.0;
+                if (i < K) {
+                    v = src[params.src_offset + i];
+                    if (PROLOGUE == P_SILU) { v = silu(v); }
+                }
+                xs[i] = v;
             }
-            xs[i] = v;
         }
     }
     if (params.write_normed != 0u && first_group) {
@@ -243,30 +247,33 @@ fn row_dot(row: u32, lane: u32) -> f32 {
         let row_base = seg.word + local * (KP / 4u);  // lm_ops checks that q8 rows are padded to KP
         for (var turn = 0u; turn < (KP / 16u + 31u) / 32u; turn++) {
             let c = lane + turn * 32u;
-            if (c >= KP / 16u) { break; }
-            let w = row_base + c * 4u;
-            let x = c * 16u;
-            var part = dot(vec4<f32>(unpack4xI8(weights[w])), xs4(x));
-            part += dot(vec4<f32>(unpack4xI8(weights[w + 1u])), xs4(x + 4u));
-            part += dot(vec4<f32>(unpack4xI8(weights[w + 2u])), xs4(x + 8u));
-            part += dot(vec4<f32>(unpack4xI8(weights[w + 3u])), xs4(x + 12u));
-            acc += part * q8_scale(seg.scales, local, KP, c / 2u);
+            if (c < KP / 16u) {
+                let w = row_base + c * 4u;
+                let x = c * 16u;
+                var part = dot(vec4<f32>(unpack4xI8(weights[w])), xs4(x));
+                part += dot(vec4<f32>(unpack4xI8(weights[w + 1u])), xs4(x + 4u));
+                part += dot(vec4<f32>(unpack4xI8(weights[w + 2u])), xs4(x + 8u));
+                part += dot(vec4<f32>(unpack4xI8(weights[w + 3u])), xs4(x + 12u));
+                acc += part * q8_scale(seg.scales, local, KP, c / 2u);
+            }
         }
     } else if (seg.kind == KIND_F16) {
         let row_base = seg.word + local * (K / 2u);
         for (var turn = 0u; turn < (K / 8u + 31u) / 32u; turn++) {
             let c = lane + turn * 32u;
-            if (c >= K / 8u) { break; }
-            let w = row_base + c * 4u;
-            let x = c * 8u;
-            acc += dot(h2(w), xs4(x)) + dot(h2(w + 2u), xs4(x + 4u));
+            if (c < K / 8u) {
+                let w = row_base + c * 4u;
+                let x = c * 8u;
+                acc += dot(h2(w), xs4(x)) + dot(h2(w + 2u), xs4(x + 4u));
+            }
         }
     } else {
         let row_base = seg.word + local * K;
         for (var turn = 0u; turn < (K / 4u + 31u) / 32u; turn++) {
             let c = lane + turn * 32u;
-            if (c >= K / 4u) { break; }
-            acc += dot(w4(row_base + c * 4u), xs4(c * 4u));
+            if (c < K / 4u) {
+                acc += dot(w4(row_base + c * 4u), xs4(c * 4u));
+            }
         }
     }
     return acc;

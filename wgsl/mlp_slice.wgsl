@@ -12,7 +12,8 @@
 // Then LayerNorm (affine if ln_affine), and with NORM 1 (adaLN) the mods' shift and scale.
 //
 // Constants: K (x's width), SLICE (hidden units per workgroup, a multiple of 4), N (fc2's rows),
-// PARTS_IN, NORM, ACT (0 exact GELU, 1 SiLU). Weights of any kind (q8 rows padded to 32).
+// PARTS_IN, NORM, ACT (0 exact GELU, 1 SiLU), W1_KIND and W2_KIND (fc1's and fc2's kinds: weights.wgsl's
+// KIND_*; q8 rows padded to 32).
 
 const WG_SIZE: u32 = 256u;
 const LANES: u32 = 8u;                          // invocations per fc1 row, each K / LANES columns
@@ -44,13 +45,14 @@ var<workgroup> xs: array<f32, K>;
 var<workgroup> dots: array<f32, FC1_TURNS * WG_SIZE>;
 var<workgroup> hs: array<f32, SLICE>;
 
-// Values k..k+3 of a matrix row (k a multiple of 4; q8 blocks of 32 never straddle them).
-fn row4(m: Matrix, cols: u32, row: u32, k: u32) -> vec4<f32> {
-    if (m.kind == KIND_Q8) {
+// Values k..k+3 of a matrix row (k a multiple of 4; q8 blocks of 32 never straddle them). The kind is
+// a constant (W1_KIND / W2_KIND), so the branch folds away and unrolled loops issue their loads together.
+fn row4(kind: u32, m: Matrix, cols: u32, row: u32, k: u32) -> vec4<f32> {
+    if (kind == KIND_Q8) {
         let w = weights[m.word + row * (m.padded / 4u) + k / 4u];
         return vec4<f32>(unpack4xI8(w)) * q8_scale(m.scales, row, m.padded, k / 32u);
     }
-    if (m.kind == KIND_F16) {
+    if (kind == KIND_F16) {
         let i = m.word + (row * cols + k) / 2u;
         return vec4<f32>(unpack2x16float(weights[i]), unpack2x16float(weights[i + 1u]));
     }
@@ -121,7 +123,7 @@ fn main(ids: Ids) {
             let row = group * SLICE + local;
             for (var j = 0u; j < SPAN; j += 4u) {  // a constant count: unrolled, loads together
                 let k = lane * SPAN + j;
-                acc += dot(row4(params.fc1, K, row, k), xs4(k));
+                acc += dot(row4(W1_KIND, params.fc1, K, row, k), xs4(k));
             }
         }
         dots[turn * WG_SIZE + ids.lid] = acc;
@@ -142,7 +144,7 @@ fn main(ids: Ids) {
         if (n < N) {
             var acc = 0.0;
             for (var c = 0u; c < SLICE; c += 4u) {
-                acc += dot(row4(params.fc2, hidden, n, group * SLICE + c), hs4(c));
+                acc += dot(row4(W2_KIND, params.fc2, hidden, n, group * SLICE + c), hs4(c));
             }
             resid[params.out_parts + group * N + n] = acc;
         }
