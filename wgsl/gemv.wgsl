@@ -76,6 +76,47 @@ struct Params {
 var<workgroup> xs: array<f32, KP>;
 var<workgroup> totals: array<f32, ROWS>;
 
+// The MLP partials the residual stream still owes at one element: PARTS values `stride` apart from
+// `base`, in src (P_LAYERNORM) or dst (E_RESIDUAL). Eight loads a turn, written out: drivers do not
+// unroll these loops, and a loop that waits for each load pays a memory latency per partial.
+fn owed_in_src(base: u32, stride: u32) -> f32 {
+    var total = 0.0;
+    for (var p = 0u; p < PARTS; p += 8u) {
+        let v0 = src[base + p * stride];
+        let v1 = src[base + min(p + 1u, max(PARTS, 1u) - 1u) * stride];
+        let v2 = src[base + min(p + 2u, max(PARTS, 1u) - 1u) * stride];
+        let v3 = src[base + min(p + 3u, max(PARTS, 1u) - 1u) * stride];
+        let v4 = src[base + min(p + 4u, max(PARTS, 1u) - 1u) * stride];
+        let v5 = src[base + min(p + 5u, max(PARTS, 1u) - 1u) * stride];
+        let v6 = src[base + min(p + 6u, max(PARTS, 1u) - 1u) * stride];
+        let v7 = src[base + min(p + 7u, max(PARTS, 1u) - 1u) * stride];
+        total += v0 + select(0.0, v1, p + 1u < PARTS) + select(0.0, v2, p + 2u < PARTS)
+            + select(0.0, v3, p + 3u < PARTS) + select(0.0, v4, p + 4u < PARTS)
+            + select(0.0, v5, p + 5u < PARTS) + select(0.0, v6, p + 6u < PARTS)
+            + select(0.0, v7, p + 7u < PARTS);
+    }
+    return total;
+}
+
+fn owed_in_dst(base: u32, stride: u32) -> f32 {
+    var total = 0.0;
+    for (var p = 0u; p < PARTS; p += 8u) {
+        let v0 = dst[base + p * stride];
+        let v1 = dst[base + min(p + 1u, max(PARTS, 1u) - 1u) * stride];
+        let v2 = dst[base + min(p + 2u, max(PARTS, 1u) - 1u) * stride];
+        let v3 = dst[base + min(p + 3u, max(PARTS, 1u) - 1u) * stride];
+        let v4 = dst[base + min(p + 4u, max(PARTS, 1u) - 1u) * stride];
+        let v5 = dst[base + min(p + 5u, max(PARTS, 1u) - 1u) * stride];
+        let v6 = dst[base + min(p + 6u, max(PARTS, 1u) - 1u) * stride];
+        let v7 = dst[base + min(p + 7u, max(PARTS, 1u) - 1u) * stride];
+        total += v0 + select(0.0, v1, p + 1u < PARTS) + select(0.0, v2, p + 2u < PARTS)
+            + select(0.0, v3, p + 3u < PARTS) + select(0.0, v4, p + 4u < PARTS)
+            + select(0.0, v5, p + 5u < PARTS) + select(0.0, v6, p + 6u < PARTS)
+            + select(0.0, v7, p + 7u < PARTS);
+    }
+    return total;
+}
+
 // ---- prologues ----------------------------------------------------------------------------------
 fn layer_norm_into_xs(ids: Ids) {
     // One pass: sum and sum of squares together (var = E[x^2] - mean^2, in f32; the residual streams
@@ -86,7 +127,7 @@ fn layer_norm_into_xs(ids: Ids) {
         var v = 0.0;
         if (i < K) {
             v = src[params.src_offset + i];
-            for (var p = 0u; p < PARTS; p++) { v += src[params.parts_offset + p * K + i]; }
+            if (PARTS > 0u) { v += owed_in_src(params.parts_offset + i, K); }
         }
         if (i < KP) { xs[i] = v; }
         s += vec2<f32>(v, v * v);
@@ -340,7 +381,7 @@ fn epilogue(row: u32, value: f32) {
         dst[out] = silu(v);
     } else if (EPILOGUE == E_RESIDUAL) {
         var owed = 0.0;
-        for (var p = 0u; p < PARTS; p++) { owed += dst[params.parts_offset + p * params.rows + row]; }
+        if (PARTS > 0u) { owed = owed_in_dst(params.parts_offset + row, params.rows); }
         dst[out] = dst[out] + owed + v;
     } else if (EPILOGUE == E_GATED_RESIDUAL) {
         dst[out] = dst[out] + aux[params.mod_gate + row] * v;

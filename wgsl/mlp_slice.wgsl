@@ -74,6 +74,27 @@ fn hs4(i: u32) -> vec4<f32> {
     return vec4<f32>(hs[i], hs[i + 1u], hs[i + 2u], hs[i + 3u]);
 }
 
+// The previous block's output still owed at one element: PARTS_IN partials N apart from `at`, eight
+// loads a turn, written out (see gemv.wgsl's owed_in_src).
+fn owed(at: u32) -> f32 {
+    var total = 0.0;
+    for (var p = 0u; p < PARTS_IN; p += 8u) {
+        let v0 = resid[at + p * N];
+        let v1 = resid[at + min(p + 1u, max(PARTS_IN, 1u) - 1u) * N];
+        let v2 = resid[at + min(p + 2u, max(PARTS_IN, 1u) - 1u) * N];
+        let v3 = resid[at + min(p + 3u, max(PARTS_IN, 1u) - 1u) * N];
+        let v4 = resid[at + min(p + 4u, max(PARTS_IN, 1u) - 1u) * N];
+        let v5 = resid[at + min(p + 5u, max(PARTS_IN, 1u) - 1u) * N];
+        let v6 = resid[at + min(p + 6u, max(PARTS_IN, 1u) - 1u) * N];
+        let v7 = resid[at + min(p + 7u, max(PARTS_IN, 1u) - 1u) * N];
+        total += v0 + select(0.0, v1, p + 1u < PARTS_IN) + select(0.0, v2, p + 2u < PARTS_IN)
+            + select(0.0, v3, p + 3u < PARTS_IN) + select(0.0, v4, p + 4u < PARTS_IN)
+            + select(0.0, v5, p + 5u < PARTS_IN) + select(0.0, v6, p + 6u < PARTS_IN)
+            + select(0.0, v7, p + 7u < PARTS_IN);
+    }
+    return total;
+}
+
 @compute @workgroup_size(256)
 fn main(ids: Ids) {
     if (skip_workgroup(params.gate, ids.lid)) { return; }
@@ -86,8 +107,7 @@ fn main(ids: Ids) {
         if (i < K) {
             var v = resid[params.src_offset + i];
             if (PARTS_IN > 0u) {
-                var y = bias(params.bias2, i);
-                for (var p = 0u; p < PARTS_IN; p++) { y += resid[params.in_parts + p * N + i]; }
+                var y = bias(params.bias2, i) + owed(params.in_parts + i);
                 if (params.in_gated != 0u) { y *= mods[params.mod_gate + i]; }
                 v += y;
             }
@@ -121,9 +141,19 @@ fn main(ids: Ids) {
         var acc = 0.0;
         if (local < SLICE) {
             let row = group * SLICE + local;
-            for (var j = 0u; j < SPAN; j += 4u) {  // a constant count: unrolled, loads together
+            // four loads a turn, written out (drivers do not unroll this loop, and each turn
+            // waits for its loads); past SPAN they read the span's last quad with weight 0
+            for (var j = 0u; j < SPAN; j += 16u) {
                 let k = lane * SPAN + j;
-                acc += dot(row4(W1_KIND, params.fc1, K, row, k), xs4(k));
+                let end = lane * SPAN + SPAN - 4u;
+                let w0 = row4(W1_KIND, params.fc1, K, row, k);
+                let w1 = row4(W1_KIND, params.fc1, K, row, min(k + 4u, end));
+                let w2 = row4(W1_KIND, params.fc1, K, row, min(k + 8u, end));
+                let w3 = row4(W1_KIND, params.fc1, K, row, min(k + 12u, end));
+                acc += dot(w0, xs4(k));
+                acc += select(0.0, dot(w1, xs4(min(k + 4u, end))), j + 4u < SPAN);
+                acc += select(0.0, dot(w2, xs4(min(k + 8u, end))), j + 8u < SPAN);
+                acc += select(0.0, dot(w3, xs4(min(k + 12u, end))), j + 12u < SPAN);
             }
         }
         dots[turn * WG_SIZE + ids.lid] = acc;
@@ -143,8 +173,25 @@ fn main(ids: Ids) {
         let n = ids.lid + turn * WG_SIZE;
         if (n < N) {
             var acc = 0.0;
-            for (var c = 0u; c < SLICE; c += 4u) {
-                acc += dot(row4(W2_KIND, params.fc2, hidden, n, group * SLICE + c), hs4(c));
+            let first = group * SLICE;
+            for (var c = 0u; c < SLICE; c += 32u) {  // eight loads a turn, written out as in fc1
+                let last = SLICE - 4u;
+                let w0 = row4(W2_KIND, params.fc2, hidden, n, first + c);
+                let w1 = row4(W2_KIND, params.fc2, hidden, n, first + min(c + 4u, last));
+                let w2 = row4(W2_KIND, params.fc2, hidden, n, first + min(c + 8u, last));
+                let w3 = row4(W2_KIND, params.fc2, hidden, n, first + min(c + 12u, last));
+                let w4 = row4(W2_KIND, params.fc2, hidden, n, first + min(c + 16u, last));
+                let w5 = row4(W2_KIND, params.fc2, hidden, n, first + min(c + 20u, last));
+                let w6 = row4(W2_KIND, params.fc2, hidden, n, first + min(c + 24u, last));
+                let w7 = row4(W2_KIND, params.fc2, hidden, n, first + min(c + 28u, last));
+                acc += dot(w0, hs4(c));
+                acc += select(0.0, dot(w1, hs4(min(c + 4u, last))), c + 4u < SLICE);
+                acc += select(0.0, dot(w2, hs4(min(c + 8u, last))), c + 8u < SLICE);
+                acc += select(0.0, dot(w3, hs4(min(c + 12u, last))), c + 12u < SLICE);
+                acc += select(0.0, dot(w4, hs4(min(c + 16u, last))), c + 16u < SLICE);
+                acc += select(0.0, dot(w5, hs4(min(c + 20u, last))), c + 20u < SLICE);
+                acc += select(0.0, dot(w6, hs4(min(c + 24u, last))), c + 24u < SLICE);
+                acc += select(0.0, dot(w7, hs4(min(c + 28u, last))), c + 28u < SLICE);
             }
             resid[params.out_parts + group * N + n] = acc;
         }

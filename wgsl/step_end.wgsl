@@ -50,6 +50,28 @@ fn weights4(kind: u32, word: u32, scales: u32, cols: u32, padded: u32, row: u32,
 var<workgroup> parts: array<f32, WG_SIZE>;
 var<workgroup> zs: array<f32, LATENT>;
 
+// The last block's output still owed at one element: PARTS partials F apart from `at`, eight loads a
+// turn, written out (see gemv.wgsl's owed_in_src).
+fn owed(at: u32) -> f32 {
+    let last = max(PARTS, 1u) - 1u;
+    var total = 0.0;
+    for (var p = 0u; p < PARTS; p += 8u) {
+        let v0 = flow_x[at + p * F];
+        let v1 = flow_x[at + min(p + 1u, last) * F];
+        let v2 = flow_x[at + min(p + 2u, last) * F];
+        let v3 = flow_x[at + min(p + 3u, last) * F];
+        let v4 = flow_x[at + min(p + 4u, last) * F];
+        let v5 = flow_x[at + min(p + 5u, last) * F];
+        let v6 = flow_x[at + min(p + 6u, last) * F];
+        let v7 = flow_x[at + min(p + 7u, last) * F];
+        total += v0 + select(0.0, v1, p + 1u < PARTS) + select(0.0, v2, p + 2u < PARTS)
+            + select(0.0, v3, p + 3u < PARTS) + select(0.0, v4, p + 4u < PARTS)
+            + select(0.0, v5, p + 5u < PARTS) + select(0.0, v6, p + 6u < PARTS)
+            + select(0.0, v7, p + 7u < PARTS);
+    }
+    return total;
+}
+
 @compute @workgroup_size(256)
 fn main(ids: Ids) {
     if (skip_workgroup(params.gate, ids.lid)) { return; }
@@ -63,7 +85,7 @@ fn main(ids: Ids) {
         if (i < F) {
             var y = 0.0;
             if (params.has_bias2 != 0u) { y = vector_at(params.bias2_kind, params.bias2, i); }
-            for (var p = 0u; p < PARTS; p++) { y += flow_x[params.parts_offset + p * F + i]; }
+            if (PARTS > 0u) { y += owed(params.parts_offset + i); }
             var v = flow_x[params.src_offset + i];
             if (PARTS > 0u) { v += mods[params.mod_gate + i] * y; }
             xs[i] = v;
@@ -89,10 +111,20 @@ fn main(ids: Ids) {
     let channel = ids.lid / SHARES;
     let span = F / SHARES;
     var acc = 0.0;
-    for (var j = 0u; j < F / SHARES; j += 4u) {  // a constant count: unrolled, loads together
+    for (var j = 0u; j < span; j += 16u) {  // four loads a turn, written out (see owed)
         let k = (ids.lid % SHARES) * span + j;
-        let w = weights4(params.lin_kind, params.lin_word, params.lin_scales, F, params.lin_padded, channel, k);
-        acc += dot(w, vec4<f32>(xs[k], xs[k + 1u], xs[k + 2u], xs[k + 3u]));
+        let end = (ids.lid % SHARES) * span + span - 4u;
+        let k1 = min(k + 4u, end);
+        let k2 = min(k + 8u, end);
+        let k3 = min(k + 12u, end);
+        let w0 = weights4(params.lin_kind, params.lin_word, params.lin_scales, F, params.lin_padded, channel, k);
+        let w1 = weights4(params.lin_kind, params.lin_word, params.lin_scales, F, params.lin_padded, channel, k1);
+        let w2 = weights4(params.lin_kind, params.lin_word, params.lin_scales, F, params.lin_padded, channel, k2);
+        let w3 = weights4(params.lin_kind, params.lin_word, params.lin_scales, F, params.lin_padded, channel, k3);
+        acc += dot(w0, vec4<f32>(xs[k], xs[k + 1u], xs[k + 2u], xs[k + 3u]));
+        acc += select(0.0, dot(w1, vec4<f32>(xs[k1], xs[k1 + 1u], xs[k1 + 2u], xs[k1 + 3u])), j + 4u < span);
+        acc += select(0.0, dot(w2, vec4<f32>(xs[k2], xs[k2 + 1u], xs[k2 + 2u], xs[k2 + 3u])), j + 8u < span);
+        acc += select(0.0, dot(w3, vec4<f32>(xs[k3], xs[k3 + 1u], xs[k3 + 2u], xs[k3 + 3u])), j + 12u < span);
     }
     parts[ids.lid] = acc;
     workgroupBarrier();
