@@ -111,17 +111,21 @@ def noise(seed: int, frame: int, temperature: float = 0.3, channels: int = 32) -
     return out
 
 
-MLP_SLICES = 16  # workgroups of a one-dispatch MLP (mlp_slice.wgsl), each 1/16 of its hidden units
+SLICE_UNITS = 32  # hidden units per workgroup of a one-dispatch MLP (mlp_slice.wgsl)
+MAX_SLICES = 64  # and at most this many workgroups, whose partials its reader adds
 
 
 def _slices(units: int) -> int:
-    """How many slices an MLP of `units` hidden units is cut into: at most MLP_SLICES, each a multiple of
-    4 units. More slices spread the weights over more cores but give its reader more partials to add;
-    16 keeps both small at the real sizes (2048 units: 128 each; the flow head's 512: 32)."""
-    for groups in range(MLP_SLICES, 0, -1):
-        if units % groups == 0 and (units // groups) % 4 == 0:
-            return groups
-    raise ValueError(f"an MLP of {units} hidden units does not split into slices of 4 units")
+    """How many slices an MLP of `units` hidden units is cut into. Small slices keep each workgroup's
+    share of the weights small (measured on the H200: 128 units a slice cost 42 us a dispatch, 32 units
+    19 us); each slice is one more partial for the reader to add, eight loads at a time. The real sizes
+    give 64 slices (2048 units) and 16 (the flow head's 512)."""
+    groups = min(MAX_SLICES, max(1, units // SLICE_UNITS))
+    while groups > 1 and (units % groups or (units // groups) % 4):
+        groups -= 1
+    if units % groups or (units // groups) % 4:
+        raise ValueError(f"an MLP of {units} hidden units does not split into slices of 4 units")
+    return groups
 
 
 def frame_budget(text_tokens: int, frame_rate: float = 12.5) -> int:
