@@ -111,23 +111,6 @@ def noise(seed: int, frame: int, temperature: float = 0.3, channels: int = 32) -
     return out
 
 
-SLICE_UNITS = 32  # hidden units per workgroup of a one-dispatch MLP (mlp_slice.wgsl)
-MAX_SLICES = 64  # and at most this many workgroups, whose partials its reader adds
-
-
-def _slices(units: int) -> int:
-    """How many slices an MLP of `units` hidden units is cut into. Small slices keep each workgroup's
-    share of the weights small (measured on the H200: 128 units a slice cost 42 us a dispatch, 32 units
-    19 us); each slice is one more partial for the reader to add, eight loads at a time. The real sizes
-    give 64 slices (2048 units) and 16 (the flow head's 512)."""
-    groups = min(MAX_SLICES, max(1, units // SLICE_UNITS))
-    while groups > 1 and (units % groups or (units // groups) % 4):
-        groups -= 1
-    if units % groups or (units // groups) % 4:
-        raise ValueError(f"an MLP of {units} hidden units does not split into slices of 4 units")
-    return groups
-
-
 def frame_budget(text_tokens: int, frame_rate: float = 12.5) -> int:
     """The reference's frame budget for a text: ceil((tokens / 3 + 2) * frame rate)."""
     return math.ceil((text_tokens / 3 + 2) * frame_rate)
@@ -287,18 +270,14 @@ class LanguageModel:
         self.request = buf(STATE_WORDS, "request")
         self.text_ids = buf(max_text_tokens, "text ids")
         # the step's vectors
-        # x: the residual stream, then the partial outputs of the last MLP, which whoever reads the
-        # stream next adds (mlp_slice.wgsl); flow_x: two residual bases (blocks alternate) and two sets
-        # of partials (a block reads the previous block's while it writes its own)
-        self.mlp_groups = _slices(d.mlp)
-        self.flow_groups = _slices(d.flow)
-        self.x = buf(d.hidden * (1 + self.mlp_groups), "x + mlp partials")
-        self.zeros = buf(d.hidden * self.mlp_groups, "zeros")
+        self.x = buf(d.hidden, "x")
         self.q = buf(d.hidden, "q")
+        self.mlp = buf(d.mlp, "mlp")
         self.partials = buf(d.heads * self.splits * self.part_stride, "attention partials")
         self.hidden = buf(d.flow + d.hidden, "flow condition + hidden")
         self.mods = buf(d.flow_blocks * 3 * d.flow + 2 * d.flow, "adaLN modulations")
-        self.flow_x = buf(2 * d.flow * (1 + self.flow_groups), "flow x + partials")
+        self.flow_x = buf(d.flow, "flow x")
+        self.flow_tmp = buf(d.flow, "flow tmp")
         self.flow_io = buf(2 * d.latent, "noise + z")
         self.cond = buf(d.hidden, "condition")
         self.time_embedding = buf(d.flow, "time embedding")
@@ -316,7 +295,7 @@ class LanguageModel:
         self.rows_qkv = buf(rows * 3 * d.hidden, "prefill qkv")
         self.rows_q = buf(rows * d.hidden, "prefill q")
         self.rows_mlp = buf(rows * d.mlp, "prefill mlp")
-        for b in (self.state, self.eos_logits, self.alignment, self.latents, self.kv, self.zeros):
+        for b in (self.state, self.eos_logits, self.alignment, self.latents, self.kv):
             door.write(b, 0, bytes(b.size))
 
         # voices: latents in, keys/values out
@@ -584,8 +563,6 @@ class LanguageModel:
         program.copy(self.request, 0, self.state, 0, 4 * STATE_WORDS)
         program.copy(self.voice_words[voice], 0, self.state, 4 * STATE["voice_rows"], 4)
         program.copy(self.voice_kv[voice], 0, self.kv, 0, self.voice_kv[voice].size)
-        # frame 0's hidden state is the prefill's BOS row, with no MLP partials owed
-        program.copy(self.zeros, 0, self.x, 4 * self.dims.hidden, self.zeros.size)
 
     def _build_text_prefill(self, program: Program, size: int) -> None:
         d, k = self.dims, self.kernels
@@ -620,7 +597,6 @@ class LanguageModel:
     def _build_step(self, program: Program) -> None:
         d, k = self.dims, self.kernels
         B = ops.GATE_BACKBONE
-        owed = 0  # MLP partials the residual stream owes (none before the first layer)
         for layer in range(d.layers):
             p = f"flow_lm.transformer.layers.{layer}."
             align = layer == self.align_layer
@@ -638,8 +614,6 @@ class LanguageModel:
                 gate=B,
                 kv_f16=self.kv_f16,
                 kv_row_words=self.kv_row_words,
-                parts=owed,
-                parts_offset=d.hidden,
                 label=f"qkv {layer}",
                 **attention,
                 **ops.ln_fields(self._w(p + "norm1.weight"), self._w(p + "norm1.bias"), d.eps),
@@ -678,26 +652,31 @@ class LanguageModel:
                 align=int(align),
                 align_head=self.align_head,
                 align_stride=self.max_text_tokens,
-                parts=owed,
-                parts_offset=d.hidden,
                 label=f"out proj {layer}",
                 **attention,
             )
-            k.mlp_slice(
+            k.gemv(
                 program,
+                [ops.Segment(self._w(p + "linear1.weight"))],
+                prologue=ops.P_LAYERNORM,
+                epilogue=ops.E_GELU,
                 state=self.state,
-                resid=self.x,
-                fc1=ops.Segment(self._w(p + "linear1.weight")),
-                fc2=self._w(p + "linear2.weight"),
-                groups=self.mlp_groups,
-                src_offset=0,
-                out_parts=d.hidden,
-                act=0,
-                ln=ops.ln_fields(self._w(p + "norm2.weight"), self._w(p + "norm2.bias"), d.eps),
+                src=self.x,
+                dst=self.mlp,
                 gate=B,
-                label=f"mlp {layer}",
+                label=f"fc1 {layer}",
+                **ops.ln_fields(self._w(p + "norm2.weight"), self._w(p + "norm2.bias"), d.eps),
             )
-            owed = self.mlp_groups
+            k.gemv(
+                program,
+                [ops.Segment(self._w(p + "linear2.weight"))],
+                epilogue=ops.E_RESIDUAL,
+                state=self.state,
+                src=self.mlp,
+                dst=self.x,
+                gate=B,
+                label=f"fc2 {layer}",
+            )
 
         S = ops.GATE_STEP
         f = "flow_lm.flow_net."
@@ -717,8 +696,6 @@ class LanguageModel:
             gate=S,
             write_normed=1,
             normed_offset=d.flow,
-            parts=self.mlp_groups,
-            parts_offset=d.hidden,
             label="condition + eos",
             **ops.ln_fields(self._w("flow_lm.out_norm.weight"), self._w("flow_lm.out_norm.bias"), d.eps),
         )
@@ -744,39 +721,37 @@ class LanguageModel:
             gate=S,
             label="noise + input_proj",
         )
-        # flow block j: residual base at bases[j % 2] (block 0's is the noise projection, which it need
-        # not write again), partials out at parts[j % 2]; it reads block j - 1's base and partials
-        F, G = d.flow, self.flow_groups
-        bases, parts = (0, F), (2 * F, 2 * F + G * F)
+        F = d.flow
         for j in range(d.flow_blocks):
             p = f"{f}res_blocks.{j}."
-            before = f"{f}res_blocks.{j - 1}."
-            k.mlp_slice(
+            k.gemv(
                 program,
+                [ops.Segment(self._w(p + "mlp.0.weight"), self._w(p + "mlp.0.bias"))],
+                prologue=ops.P_ADALN,
+                epilogue=ops.E_SILU,
                 state=self.state,
-                resid=self.flow_x,
-                fc1=ops.Segment(self._w(p + "mlp.0.weight"), self._w(p + "mlp.0.bias")),
-                fc2=self._w(p + "mlp.2.weight"),
-                groups=G,
-                src_offset=bases[(j - 1) % 2] if j else 0,
-                out_parts=parts[j % 2],
-                act=1,
-                norm=1,
-                mods=self.mods,
-                ln=ops.ln_fields(self._w(p + "in_ln.weight"), self._w(p + "in_ln.bias"), d.flow_eps),
+                src=self.flow_x,
+                aux=self.mods,
+                dst=self.flow_tmp,
+                gate=S,
                 mod_shift=3 * F * j,
                 mod_scale=3 * F * j + F,
-                parts_in=G if j else 0,
-                in_parts=parts[(j - 1) % 2],
-                in_gate=3 * F * (j - 1) + 2 * F if j else None,
-                in_bias=self._w(before + "mlp.2.bias") if j else None,
-                x_offset=bases[j % 2] if j else None,
+                label=f"flow fc1 {j}",
+                **ops.ln_fields(self._w(p + "in_ln.weight"), self._w(p + "in_ln.bias"), d.flow_eps),
+            )
+            k.gemv(
+                program,
+                [ops.Segment(self._w(p + "mlp.2.weight"), self._w(p + "mlp.2.bias"))],
+                epilogue=ops.E_GATED_RESIDUAL,
+                state=self.state,
+                src=self.flow_tmp,
+                aux=self.mods,
+                dst=self.flow_x,
                 gate=S,
-                label=f"flow block {j}",
+                mod_gate=3 * F * j + 2 * F,
+                label=f"flow fc2 {j}",
             )
         final = 3 * F * d.flow_blocks
-        last = f"{f}res_blocks.{d.flow_blocks - 1}."
-
         k.step_end(
             program,
             state=self.state,
@@ -795,11 +770,6 @@ class LanguageModel:
             std=self._w("flow_lm.emb_std"),
             input_linear=self._w("flow_lm.input_linear.weight"),
             hidden=d.hidden,
-            src_offset=bases[(d.flow_blocks - 1) % 2],
-            parts=G,
-            parts_offset=parts[(d.flow_blocks - 1) % 2],
-            mod_gate=3 * F * (d.flow_blocks - 1) + 2 * F,
-            bias2=self._w(last + "mlp.2.bias"),
         )
 
 

@@ -55,7 +55,7 @@ _KIND = {"q8": 0, "f16": 1, "f32": 2}
 _GEMV_HEADER = (
     "gate rows n_segments src_offset ln_w ln_b ln_kind ln_affine ln_eps mod_shift mod_scale mod_gate "
     "dst_offset normed_offset write_normed layer head_dim heads splits part_stride align align_head "
-    "align_stride layers kv_row_words aux_offset parts_offset _pad1"
+    "align_stride layers kv_row_words aux_offset _pad0 _pad1"
 ).split()
 _FLOATS = {"ln_eps", "eps"}
 
@@ -152,20 +152,17 @@ class _LmKernelsBase:
         extra=None,
         gate: int = GATE_ALWAYS,
         kv_f16: bool = False,
-        parts: int = 0,
         label: str = "gemv",
         **fields,
     ) -> None:
-        """y = W x over the rows of `segments` (all with the same number of columns). `parts`: how many
-        mlp_slice partials (at the `parts_offset` field) the residual stream still owes: P_LAYERNORM adds
-        them to its input, E_RESIDUAL to its rows."""
+        """y = W x over the rows of `segments` (all with the same number of columns)."""
         if not 1 <= len(segments) <= MAX_SEGMENTS:
             raise ValueError(f"{label}: 1 to {MAX_SEGMENTS} segments")
         k = segments[0].weight.cols
         kp = _ceil(k, 32) * 32
         if prologue == P_ATTN_MERGE and fields.get("heads", 0) * fields.get("splits", 0) > 256:
             raise ValueError(f"{label}: at most 256 (head, split) pairs to merge")
-        if 4 * kp + 5 * 1024 > WORKGROUP_BYTES:  # x, plus the reductions' and the merge's scratch
+        if 4 * kp + 3 * 1024 > WORKGROUP_BYTES:  # x, plus the reductions' scratch
             raise ValueError(
                 f"{label}: {k} columns do not fit in {WORKGROUP_BYTES} bytes of workgroup memory"
             )
@@ -208,12 +205,7 @@ class _LmKernelsBase:
             PROLOGUE=prologue,
             EPILOGUE=epilogue,
             KV_F16=bool(kv_f16),
-            # the merge's loops over the splits run a constant number of times (see gemv.wgsl)
-            SPLITS=fields.get("splits", 1) if prologue == P_ATTN_MERGE else 1,
-            PARTS=parts,
         )
-        if parts and not (prologue == P_LAYERNORM or epilogue == E_RESIDUAL):
-            raise ValueError(f"{label}: only a LayerNorm prologue or a residual epilogue adds partials")
         buffers = [
             self._params(data, label),
             self.weights,
@@ -302,66 +294,6 @@ class LmKernelsMore:
         buffers = [self._params(data, f"attention step {layer}"), state, q, kv, partials, alignment]
         self._dispatch(program, k, buffers, heads * splits)
 
-    # ---- mlp_slice.wgsl ----------------------------------------------------------------------
-    def mlp_slice(
-        self,
-        program: Program,
-        *,
-        state,
-        resid,
-        fc1: Segment,
-        fc2: TensorRef,
-        groups: int,
-        src_offset: int,
-        out_parts: int,
-        act: int,
-        norm: int = 0,
-        mods=None,
-        ln: dict | None = None,
-        mod_shift: int = 0,
-        mod_scale: int = 0,
-        parts_in: int = 0,
-        in_parts: int = 0,
-        in_gate: int | None = None,
-        in_bias: TensorRef | None = None,
-        x_offset: int | None = None,
-        gate: int = GATE_ALWAYS,
-        label: str = "mlp",
-    ) -> None:
-        """fc2(act(fc1(norm(x)))) as `groups` partial outputs of fc2's rows at `out_parts` of `resid`
-        (group g's at out_parts + g * rows), each over 1/groups of the hidden units. x = resid at
-        src_offset, plus (in_gate's mods, if given) * (in_bias + the `parts_in` partials at in_parts);
-        written to x_offset when given. norm: 0 LayerNorm (`ln`: ln_fields), 1 adaLN (mod_shift,
-        mod_scale). act: 0 exact GELU, 1 SiLU."""
-        w1, w2 = fc1.weight, fc2
-        k, hidden, n = w1.cols, w1.rows, w2.rows
-        if w2.cols != hidden or n != k:
-            raise ValueError(f"{label}: fc1 {w1.rows}x{w1.cols} and fc2 {w2.rows}x{w2.cols} do not chain")
-        if hidden % groups or (hidden // groups) % 4 or k % 32:
-            raise ValueError(f"{label}: {hidden} hidden units do not split into {groups} slices of 4s")
-        slice_ = hidden // groups
-        if 4 * (k + slice_ + _ceil(slice_, 32) * 256) + 2048 > WORKGROUP_BYTES:
-            raise ValueError(f"{label}: a slice of {slice_} units does not fit in workgroup memory")
-        ln = ln or ln_fields(None, None, 1e-5)
-
-        def vector(ref):
-            return [0, 0, 0, 0] if ref is None else [*reversed(_vector_fields(ref)), 1, 0]
-
-        data = pack_params(
-            gate, src_offset, in_parts, int(in_gate is not None),
-            in_gate or 0, int(x_offset is not None), x_offset or 0, out_parts,
-            ln.get("ln_w", 0), ln.get("ln_b", 0), ln.get("ln_kind", 0), ln["ln_affine"],
-            float(ln["ln_eps"]), mod_shift, mod_scale, 0,
-            *_weight_fields(w1), *_weight_fields(w2), *vector(fc1.bias), *vector(in_bias),
-        )  # fmt: skip
-        kern = self._kernel(
-            "mlp_slice.wgsl", state=True, weights=True, reduce=True,
-            K=k, SLICE=slice_, N=n, PARTS_IN=parts_in, NORM=norm, ACT=act,
-            W1_KIND=_KIND[w1.kind], W2_KIND=_KIND[w2.kind],
-        )  # fmt: skip
-        buffers = [self._params(data, label), self.weights, state, resid, self._r(mods)]
-        self._dispatch(program, kern, buffers, groups)
-
     # ---- step_end.wgsl -----------------------------------------------------------------------
     def step_end(
         self,
@@ -383,15 +315,7 @@ class LmKernelsMore:
         std: TensorRef,
         input_linear: TensorRef,
         hidden: int,
-        src_offset: int = 0,
-        parts: int = 0,
-        parts_offset: int = 0,
-        mod_gate: int = 0,
-        bias2: TensorRef | None = None,
     ) -> None:
-        """The step's last kernel. Its input is flow_x at src_offset, plus, when `parts`, the last
-        residual block's output still in mlp_slice partials (at parts_offset), with that block's fc2
-        bias `bias2`, times its adaLN gate (mods at mod_gate)."""
         latent, width = linear.rows, linear.cols
         if 256 % latent or width % (4 * 256 // latent) or latent % 4:
             raise ValueError(
@@ -401,13 +325,11 @@ class LmKernelsMore:
             GATE_STEP, float(eps), mod_shift, mod_scale,
             *_weight_fields(linear), *_vector_fields(linear_bias), *_vector_fields(mean),
             *_vector_fields(std), _KIND[input_linear.kind], input_linear.word,
-            input_linear.scales_word, input_linear.padded_cols, src_offset, parts_offset,
-            mod_gate, *(_vector_fields(bias2) if bias2 else (0, 0)), int(bias2 is not None),
+            input_linear.scales_word, input_linear.padded_cols, 0, 0,
         )  # fmt: skip
         k = self._kernel(
-            "step_end.wgsl", state=True, weights=True, reduce=True,
-            F=width, LATENT=latent, HIDDEN=hidden, PARTS=parts,
-        )  # fmt: skip
+            "step_end.wgsl", state=True, weights=True, reduce=True, F=width, LATENT=latent, HIDDEN=hidden
+        )
         buffers = [
             self._params(data, "step end"),
             self.weights,

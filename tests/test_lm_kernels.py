@@ -801,16 +801,13 @@ def test_time_embedding(door):
     assert rel(download(door, out), want / 2) < 2e-6
 
 
-@pytest.mark.parametrize("kind, owed", [("q8", False), ("f16", False), ("q8", True)])
-def test_step_end_latent_next_row_and_advance(any_door, kind, owed):
-    """owed: the flow head's last block left its output as 3 partials (mlp_slice.wgsl), which the step's
-    end adds, with that block's fc2 bias and gate, to the residual base it reads at an offset."""
+@pytest.mark.parametrize("kind", ["q8", "f16"])
+def test_step_end_latent_next_row_and_advance(any_door, kind):
     rng = np.random.default_rng(11)
     f, latent, h = 512, 32, 64
     blob, refs, w = make_blob(
         any_door,
         {
-            "fc2_b": (rng.standard_normal(f) * 0.1, "f16"),
             "lin": (rng.standard_normal((latent, f)) * 0.1, kind),
             "lin_b": (rng.standard_normal(latent) * 0.1, "f16"),
             "mean": (rng.standard_normal(latent), "f32"),
@@ -820,15 +817,12 @@ def test_step_end_latent_next_row_and_advance(any_door, kind, owed):
     )
     kern = ops.LmKernels(any_door, blob)
     fx = rng.standard_normal(f).astype(np.float32)
-    mods = (rng.standard_normal(3 * f + 3) * 0.5).astype(np.float32)
-    parts = (rng.standard_normal((3, f)) * 0.3).astype(np.float32)
-    flow_in = np.concatenate([np.full(f, 5.0), fx, parts.reshape(-1)]).astype(np.float32) if owed else fx
+    mods = (rng.standard_normal(2 * f + 3) * 0.5).astype(np.float32)
     cond = rng.standard_normal(h).astype(np.float32)
     io = np.concatenate([rng.standard_normal(latent), np.zeros(latent)]).astype(np.float32)
     iob, latents, x = upload(any_door, io), zeros(any_door, 4 * 8 * latent), zeros(any_door, 4 * h)
     state = make_state(any_door, frames=4, pos=200, budget=5)
-    inputs = [upload(any_door, a) for a in (flow_in, mods, cond)]
-    owing = dict(src_offset=f, parts=3, parts_offset=2 * f, mod_gate=3 + 2 * f, bias2=refs["fc2_b"])
+    inputs = [upload(any_door, a) for a in (fx, mods, cond)]
 
     def build(p):
         flow_x, mod_buffer, cond_buffer = inputs
@@ -850,15 +844,11 @@ def test_step_end_latent_next_row_and_advance(any_door, kind, owed):
             std=refs["std"],
             input_linear=refs["in"],
             hidden=h,
-            **(owing if owed else {}),
         )
 
     submit(any_door, build)
     m = mods.astype(np.float64)
-    x_in = fx.astype(np.float64)
-    if owed:
-        x_in = x_in + m[3 + 2 * f : 3 + 3 * f] * (parts.astype(np.float64).sum(0) + w["fc2_b"])
-    xs = layer_norm(x_in, eps=1e-6) * (1 + m[3 + f : 3 + 2 * f]) + m[3 : 3 + f]
+    xs = layer_norm(fx.astype(np.float64), eps=1e-6) * (1 + m[3 + f : 3 + 2 * f]) + m[3 : 3 + f]
     z = io[:latent] + w["lin"] @ xs + w["lin_b"]
     got = download(any_door, latents).reshape(8, latent)
     assert rel(got[4], z * w["std"] + w["mean"]) < 2e-6 and not np.delete(got, 4, axis=0).any()
@@ -869,86 +859,3 @@ def test_step_end_latent_next_row_and_advance(any_door, kind, owed):
     # past the end it does nothing
     submit(any_door, build)
     assert (download(any_door, state, np.uint32)[:3] == words[:3]).all()
-
-
-# ---------------------------------------------------------------------------------------------------
-# the MLP in one dispatch (mlp_slice.wgsl) and the kernels that sum its partials
-# ---------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("kind", ["q8", "f16", "f32"])
-def test_mlp_slices_chain_through_their_partials(any_door, kind):
-    """Two MLP blocks as the backbone and the flow head run them: block A (LayerNorm + GELU) leaves 8
-    partials; block B (adaLN + SiLU) reads x = base + gate * (A's bias + A's partials), writes that x for
-    the next block and leaves its own 4 partials; the step's end would add those the same way."""
-    rng = np.random.default_rng(5)
-    k, hid_a, hid_b = 256, 1024, 256
-    blob, refs, w = make_blob(
-        any_door,
-        {
-            "a1": (rng.standard_normal((hid_a, k)) * 0.1, kind),
-            "a2": (rng.standard_normal((k, hid_a)) * 0.05, kind),
-            "a2_b": (rng.standard_normal(k) * 0.1, "f16"),
-            "ln_w": (1 + 0.1 * rng.standard_normal(k), "f32"),
-            "ln_b": (0.1 * rng.standard_normal(k), "f32"),
-            "b1": (rng.standard_normal((hid_b, k)) * 0.1, kind),
-            "b1_b": (rng.standard_normal(hid_b) * 0.1, "f32"),
-            "b2": (rng.standard_normal((k, hid_b)) * 0.1, kind),
-            "b_ln_w": (1 + 0.1 * rng.standard_normal(k), "f16"),
-            "b_ln_b": (0.1 * rng.standard_normal(k), "f16"),
-        },
-    )
-    kern = ops.LmKernels(any_door, blob)
-    base = rng.standard_normal(k).astype(np.float32)
-    mods = (rng.standard_normal(3 * k + 5) * 0.5).astype(np.float32)
-    # resid: [base | x written by B | A's 8 partials | B's 4 partials]
-    resid = np.concatenate([base, np.full(k, 9.0), np.full(12 * k, 7.0)]).astype(np.float32)
-    rb, modb = upload(any_door, resid), upload(any_door, mods)
-    state = make_state(any_door)
-
-    def build(p):
-        kern.mlp_slice(
-            p, state=state, resid=rb, fc1=ops.Segment(refs["a1"]), fc2=refs["a2"], groups=8,
-            src_offset=0, out_parts=2 * k, act=0, ln=ops.ln_fields(refs["ln_w"], refs["ln_b"], 1e-5),
-        )  # fmt: skip
-        kern.mlp_slice(
-            p, state=state, resid=rb, fc1=ops.Segment(refs["b1"], refs["b1_b"]), fc2=refs["b2"], groups=4,
-            src_offset=0, out_parts=10 * k, act=1, norm=1, mods=modb, mod_shift=5, mod_scale=5 + k,
-            ln=ops.ln_fields(refs["b_ln_w"], refs["b_ln_b"], 1e-6), parts_in=8, in_parts=2 * k,
-            in_gate=5 + 2 * k, in_bias=refs["a2_b"], x_offset=k,
-        )  # fmt: skip
-
-    submit(any_door, build)
-    m = mods.astype(np.float64)
-    got = download(any_door, rb)
-    y_a = w["a2"] @ gelu(w["a1"] @ layer_norm(base.astype(np.float64), w["ln_w"], w["ln_b"]))
-    assert rel(got[2 * k : 10 * k].reshape(8, k).sum(0), y_a) < 2e-6
-    assert not np.allclose(got[2 * k : 3 * k], y_a)  # really partials, not 8 copies of the sum
-    x_b = base + m[5 + 2 * k : 5 + 3 * k] * (y_a + w["a2_b"])
-    assert rel(got[k : 2 * k], x_b) < 2e-6
-    normed = layer_norm(x_b, w["b_ln_w"], w["b_ln_b"], 1e-6)
-    h = silu(w["b1"] @ (normed * (1 + m[5 + k : 5 + 2 * k]) + m[5 : 5 + k]) + w["b1_b"])
-    assert rel(got[10 * k : 14 * k].reshape(4, k).sum(0), w["b2"] @ h) < 2e-6
-
-
-def test_gemv_adds_owed_partials_in_its_layernorm_and_residual(any_door):
-    """The backbone after a one-dispatch MLP: the next layer's LayerNorm prologue reads x + partials,
-    and a residual epilogue (the attention's output projection) adds the partials to its rows."""
-    rng = np.random.default_rng(6)
-    k = 256
-    blob, refs, w = make_blob(any_door, {"m": (rng.standard_normal((k, k)) * 0.1, "q8")})
-    kern = ops.LmKernels(any_door, blob)
-    resid = rng.standard_normal(4 * k).astype(np.float32)  # x, then 3 partials
-    rb, out = upload(any_door, resid), zeros(any_door, 4 * k)
-    rb2 = upload(any_door, resid)
-    state = make_state(any_door)
-
-    def build(p):
-        kern.gemv(p, [ops.Segment(refs["m"])], prologue=ops.P_LAYERNORM, state=state, src=rb, dst=out,
-                  parts=3, parts_offset=k)  # fmt: skip
-        kern.gemv(p, [ops.Segment(refs["m"])], epilogue=ops.E_RESIDUAL, state=state, src=rb, dst=rb2,
-                  parts=3, parts_offset=k)  # fmt: skip
-
-    submit(any_door, build)
-    r = resid.astype(np.float64)
-    x = r[:k] + r[k:].reshape(3, k).sum(0)
-    assert rel(download(any_door, out), w["m"] @ layer_norm(x)) < 2e-6
-    assert rel(download(any_door, rb2)[:k], x + w["m"] @ r[:k]) < 2e-6

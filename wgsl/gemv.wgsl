@@ -5,10 +5,6 @@
 //   PROLOGUE  how the workgroup builds the input vector x in workgroup memory (P_* below)
 //   EPILOGUE  what happens to each row's sum (E_* below)
 //   KV_F16    the KV cache holds f16 pairs (pack2x16float) rather than f32 (E_QKV_ROPE only)
-//   SPLITS    P_ATTN_MERGE: the attention's splits per head (1 otherwise)
-//   PARTS     the residual stream still owes the previous MLP's PARTS partial outputs (mlp_slice.wgsl),
-//             stored after it, `params.parts_offset` onwards, one row-length vector each: P_LAYERNORM
-//             adds them to its input (read from src), E_RESIDUAL to its output row (read from dst)
 // The workgroup is 256 invocations: 8 rows x 32 lanes. Each lane reads 16 bytes of a row at a time
 // (16 q8 values, 8 f16 or 4 f32). Rows come from up to 8 segments (tensors with the same K, each with
 // its own kind, offsets and bias), so several matrices that read the same input share one dispatch.
@@ -23,10 +19,6 @@
 
 const WG_SIZE: u32 = 256u;
 const ROWS: u32 = 8u;
-// Loops below run a constant number of times (not `i < KP; i += WG_SIZE` from the lane's index), so
-// the compiler unrolls them and issues their loads together: a dependent dispatch is bound by the
-// latency of its chain of memory accesses, and a loop that waits for each load costs one per turn.
-const XS_TURNS: u32 = (KP + WG_SIZE - 1u) / WG_SIZE;
 
 const P_LOAD: u32 = 0u;        // x = src
 const P_LAYERNORM: u32 = 1u;   // x = LayerNorm(src) (affine if ln_affine)
@@ -61,7 +53,7 @@ struct Params {
     dst_offset: u32, normed_offset: u32, write_normed: u32, layer: u32,
     head_dim: u32, heads: u32, splits: u32, part_stride: u32,
     align: u32, align_head: u32, align_stride: u32, layers: u32,
-    kv_row_words: u32, aux_offset: u32, parts_offset: u32, _pad1: u32,
+    kv_row_words: u32, aux_offset: u32, _pad0: u32, _pad1: u32,
     segs: array<Segment, 8>,
 }
 
@@ -76,135 +68,71 @@ struct Params {
 var<workgroup> xs: array<f32, KP>;
 var<workgroup> totals: array<f32, ROWS>;
 
-// The MLP partials the residual stream still owes at one element: PARTS values `stride` apart from
-// `base`, in src (P_LAYERNORM) or dst (E_RESIDUAL). Eight loads a turn, written out: drivers do not
-// unroll these loops, and a loop that waits for each load pays a memory latency per partial.
-fn owed_in_src(base: u32, stride: u32) -> f32 {
-    var total = 0.0;
-    for (var p = 0u; p < PARTS; p += 8u) {
-        let v0 = src[base + p * stride];
-        let v1 = src[base + min(p + 1u, max(PARTS, 1u) - 1u) * stride];
-        let v2 = src[base + min(p + 2u, max(PARTS, 1u) - 1u) * stride];
-        let v3 = src[base + min(p + 3u, max(PARTS, 1u) - 1u) * stride];
-        let v4 = src[base + min(p + 4u, max(PARTS, 1u) - 1u) * stride];
-        let v5 = src[base + min(p + 5u, max(PARTS, 1u) - 1u) * stride];
-        let v6 = src[base + min(p + 6u, max(PARTS, 1u) - 1u) * stride];
-        let v7 = src[base + min(p + 7u, max(PARTS, 1u) - 1u) * stride];
-        total += v0 + select(0.0, v1, p + 1u < PARTS) + select(0.0, v2, p + 2u < PARTS)
-            + select(0.0, v3, p + 3u < PARTS) + select(0.0, v4, p + 4u < PARTS)
-            + select(0.0, v5, p + 5u < PARTS) + select(0.0, v6, p + 6u < PARTS)
-            + select(0.0, v7, p + 7u < PARTS);
-    }
-    return total;
-}
-
-fn owed_in_dst(base: u32, stride: u32) -> f32 {
-    var total = 0.0;
-    for (var p = 0u; p < PARTS; p += 8u) {
-        let v0 = dst[base + p * stride];
-        let v1 = dst[base + min(p + 1u, max(PARTS, 1u) - 1u) * stride];
-        let v2 = dst[base + min(p + 2u, max(PARTS, 1u) - 1u) * stride];
-        let v3 = dst[base + min(p + 3u, max(PARTS, 1u) - 1u) * stride];
-        let v4 = dst[base + min(p + 4u, max(PARTS, 1u) - 1u) * stride];
-        let v5 = dst[base + min(p + 5u, max(PARTS, 1u) - 1u) * stride];
-        let v6 = dst[base + min(p + 6u, max(PARTS, 1u) - 1u) * stride];
-        let v7 = dst[base + min(p + 7u, max(PARTS, 1u) - 1u) * stride];
-        total += v0 + select(0.0, v1, p + 1u < PARTS) + select(0.0, v2, p + 2u < PARTS)
-            + select(0.0, v3, p + 3u < PARTS) + select(0.0, v4, p + 4u < PARTS)
-            + select(0.0, v5, p + 5u < PARTS) + select(0.0, v6, p + 6u < PARTS)
-            + select(0.0, v7, p + 7u < PARTS);
-    }
-    return total;
-}
-
 // ---- prologues ----------------------------------------------------------------------------------
 fn layer_norm_into_xs(ids: Ids) {
     // One pass: sum and sum of squares together (var = E[x^2] - mean^2, in f32; the residual streams
     // here have |mean| well below their spread, so the cancellation costs ~1e-7 relative).
     var s = vec2<f32>(0.0);
-    for (var turn = 0u; turn < XS_TURNS; turn++) {
-        let i = ids.lid + turn * WG_SIZE;
+    for (var i = ids.lid; i < KP; i += WG_SIZE) {
         var v = 0.0;
-        if (i < K) {
-            v = src[params.src_offset + i];
-            if (PARTS > 0u) { v += owed_in_src(params.parts_offset + i, K); }
-        }
-        if (i < KP) { xs[i] = v; }
+        if (i < K) { v = src[params.src_offset + i]; }
+        xs[i] = v;
         s += vec2<f32>(v, v * v);
     }
     let sums = workgroup_sum2(s, ids) / f32(K);
     let mean = sums.x;
     let rstd = 1.0 / sqrt(max(sums.y - mean * mean, 0.0) + params.ln_eps);
-    for (var turn = 0u; turn < XS_TURNS; turn++) {
-        let i = ids.lid + turn * WG_SIZE;
-        if (i < K) {
-            var v = (xs[i] - mean) * rstd;
-            if (params.ln_affine != 0u) {
-                v = v * vector_at(params.ln_kind, params.ln_w, i) + vector_at(params.ln_kind, params.ln_b, i);
-            }
-            if (PROLOGUE == P_ADALN) {
-                v = v * (1.0 + aux[params.mod_scale + i]) + aux[params.mod_shift + i];
-            }
-            xs[i] = v;
+    for (var i = ids.lid; i < K; i += WG_SIZE) {
+        var v = (xs[i] - mean) * rstd;
+        if (params.ln_affine != 0u) {
+            v = v * vector_at(params.ln_kind, params.ln_w, i) + vector_at(params.ln_kind, params.ln_b, i);
         }
+        if (PROLOGUE == P_ADALN) {
+            v = v * (1.0 + aux[params.mod_scale + i]) + aux[params.mod_shift + i];
+        }
+        xs[i] = v;
     }
 }
 
-// Split-softmax merge (P_ATTN_MERGE): part t = (head, split) left its unnormalised output, its maximum
-// score m and its sum l of exp(score - m). Each part's weight is exp(m - M) / L with the head's
-// M = max m and L = sum l exp(m - M); the (m, l) pairs go through workgroup memory once, so every
-// loop over the SPLITS parts (a constant) reads workgroup memory or issues independent loads.
-var<workgroup> part_max: array<f32, 256>;
+// Split-softmax merge of one head's partials: (max, sum) over the splits.
+fn merged_stats(head: u32) -> vec2<f32> {
+    var m = -3.0e38;
+    for (var s = 0u; s < params.splits; s++) {
+        m = max(m, src[(head * params.splits + s) * params.part_stride + params.head_dim]);
+    }
+    var l = 0.0;
+    for (var s = 0u; s < params.splits; s++) {
+        let part = (head * params.splits + s) * params.part_stride + params.head_dim;
+        l += src[part + 1u] * exp(src[part] - m);
+    }
+    return vec2<f32>(m, l);
+}
+
 var<workgroup> merge_weights: array<f32, 256>;  // (head, split): exp(m_split - m_head) / l_head
-var<workgroup> head_stats: array<vec2<f32>, 256>;  // per head: (M, L)
 
 fn attention_merge_into_xs(ids: Ids, first_group: bool) {
-    let parts = params.heads * SPLITS;
-    var l = 0.0;
-    if (ids.lid < parts) {
-        let at = ids.lid * params.part_stride + params.head_dim;
-        part_max[ids.lid] = src[at];
-        l = src[at + 1u];
+    let parts = params.heads * params.splits;
+    for (var t = ids.lid; t < parts; t += WG_SIZE) {
+        let stats = merged_stats(t / params.splits);
+        merge_weights[t] = exp(src[t * params.part_stride + params.head_dim] - stats.x) / stats.y;
     }
     workgroupBarrier();
-    if (ids.lid < params.heads) {
-        var m = -3.0e38;
-        for (var s = 0u; s < SPLITS; s++) { m = max(m, part_max[ids.lid * SPLITS + s]); }
-        head_stats[ids.lid].x = m;
-    }
-    workgroupBarrier();
-    if (ids.lid < parts) {
-        merge_weights[ids.lid] = exp(part_max[ids.lid] - head_stats[ids.lid / SPLITS].x);
-        part_max[ids.lid] = l * merge_weights[ids.lid];  // now this part's share of L
-    }
-    workgroupBarrier();
-    if (ids.lid < params.heads) {
-        var total = 0.0;
-        for (var s = 0u; s < SPLITS; s++) { total += part_max[ids.lid * SPLITS + s]; }
-        head_stats[ids.lid].y = total;
-    }
-    workgroupBarrier();
-    if (ids.lid < parts) { merge_weights[ids.lid] /= head_stats[ids.lid / SPLITS].y; }
-    workgroupBarrier();
-    for (var turn = 0u; turn < XS_TURNS; turn++) {
-        let i = ids.lid + turn * WG_SIZE;
-        if (i < KP) {
-            var v = 0.0;
-            if (i < K) {
-                let head = i / params.head_dim;
-                let d = i % params.head_dim;
-                for (var s = 0u; s < SPLITS; s++) {
-                    let t = head * SPLITS + s;
-                    v += src[t * params.part_stride + d] * merge_weights[t];
-                }
+    for (var i = ids.lid; i < KP; i += WG_SIZE) {
+        var v = 0.0;
+        if (i < K) {
+            let head = i / params.head_dim;
+            let d = i % params.head_dim;
+            for (var s = 0u; s < params.splits; s++) {
+                let t = head * params.splits + s;
+                v += src[t * params.part_stride + d] * merge_weights[t];
             }
-            xs[i] = v;
         }
+        xs[i] = v;
     }
     // The alignment layer: attention_step left the raw scores of the text keys; turn them into
     // probabilities with the merged statistics (one workgroup does it).
     if (params.align != 0u && first_group) {
-        let stats = head_stats[params.align_head];
+        let stats = merged_stats(params.align_head);
         let row = state[S_FRAMES] * params.align_stride;
         for (var t = ids.lid; t < state[S_TEXT]; t += WG_SIZE) {
             let score = bitcast<f32>(extra[row + t]);
@@ -222,33 +150,24 @@ fn prologue(ids: Ids, first_group: bool) {
         let seed = state[S_SEED];
         let frame = state[S_FRAMES];
         let scale = bitcast<f32>(state[S_NOISE_SCALE]);
-        for (var turn = 0u; turn < XS_TURNS; turn++) {
-            let i = ids.lid + turn * WG_SIZE;
-            if (i < KP) {
-                var v = 0.0;
-                if (i < K) { v = noise_value(seed, frame, i) * scale; }
-                xs[i] = v;
-                if (first_group && i < K) { extra[i] = bitcast<u32>(v); }
-            }
+        for (var i = ids.lid; i < KP; i += WG_SIZE) {
+            var v = 0.0;
+            if (i < K) { v = noise_value(seed, frame, i) * scale; }
+            xs[i] = v;
+            if (first_group && i < K) { extra[i] = bitcast<u32>(v); }
         }
     } else {
-        for (var turn = 0u; turn < XS_TURNS; turn++) {
-            let i = ids.lid + turn * WG_SIZE;
-            if (i < KP) {
-                var v = 0.0;
-                if (i < K) {
-                    v = src[params.src_offset + i];
-                    if (PROLOGUE == P_SILU) { v = silu(v); }
-                }
-                xs[i] = v;
+        for (var i = ids.lid; i < KP; i += WG_SIZE) {
+            var v = 0.0;
+            if (i < K) {
+                v = src[params.src_offset + i];
+                if (PROLOGUE == P_SILU) { v = silu(v); }
             }
+            xs[i] = v;
         }
     }
     if (params.write_normed != 0u && first_group) {
-        for (var turn = 0u; turn < XS_TURNS; turn++) {
-            let i = ids.lid + turn * WG_SIZE;
-            if (i < K) { dst[params.normed_offset + i] = xs[i]; }
-        }
+        for (var i = ids.lid; i < K; i += WG_SIZE) { dst[params.normed_offset + i] = xs[i]; }
     }
 }
 
@@ -285,36 +204,27 @@ fn row_dot(row: u32, lane: u32) -> f32 {
     let local = where_.y;
     var acc = 0.0;
     if (seg.kind == KIND_Q8) {
-        let row_base = seg.word + local * (KP / 4u);  // lm_ops checks that q8 rows are padded to KP
-        for (var turn = 0u; turn < (KP / 16u + 31u) / 32u; turn++) {
-            let c = lane + turn * 32u;
-            if (c < KP / 16u) {
-                let w = row_base + c * 4u;
-                let x = c * 16u;
-                var part = dot(vec4<f32>(unpack4xI8(weights[w])), xs4(x));
-                part += dot(vec4<f32>(unpack4xI8(weights[w + 1u])), xs4(x + 4u));
-                part += dot(vec4<f32>(unpack4xI8(weights[w + 2u])), xs4(x + 8u));
-                part += dot(vec4<f32>(unpack4xI8(weights[w + 3u])), xs4(x + 12u));
-                acc += part * q8_scale(seg.scales, local, KP, c / 2u);
-            }
+        let row_base = seg.word + local * (seg.padded / 4u);
+        for (var c = lane; c < seg.padded / 16u; c += 32u) {
+            let w = row_base + c * 4u;
+            let x = c * 16u;
+            var part = dot(vec4<f32>(unpack4xI8(weights[w])), xs4(x));
+            part += dot(vec4<f32>(unpack4xI8(weights[w + 1u])), xs4(x + 4u));
+            part += dot(vec4<f32>(unpack4xI8(weights[w + 2u])), xs4(x + 8u));
+            part += dot(vec4<f32>(unpack4xI8(weights[w + 3u])), xs4(x + 12u));
+            acc += part * q8_scale(seg.scales, local, seg.padded, c / 2u);
         }
     } else if (seg.kind == KIND_F16) {
         let row_base = seg.word + local * (K / 2u);
-        for (var turn = 0u; turn < (K / 8u + 31u) / 32u; turn++) {
-            let c = lane + turn * 32u;
-            if (c < K / 8u) {
-                let w = row_base + c * 4u;
-                let x = c * 8u;
-                acc += dot(h2(w), xs4(x)) + dot(h2(w + 2u), xs4(x + 4u));
-            }
+        for (var c = lane; c < K / 8u; c += 32u) {
+            let w = row_base + c * 4u;
+            let x = c * 8u;
+            acc += dot(h2(w), xs4(x)) + dot(h2(w + 2u), xs4(x + 4u));
         }
     } else {
         let row_base = seg.word + local * K;
-        for (var turn = 0u; turn < (K / 4u + 31u) / 32u; turn++) {
-            let c = lane + turn * 32u;
-            if (c < K / 4u) {
-                acc += dot(w4(row_base + c * 4u), xs4(c * 4u));
-            }
+        for (var c = lane; c < K / 4u; c += 32u) {
+            acc += dot(w4(row_base + c * 4u), xs4(c * 4u));
         }
     }
     return acc;
@@ -380,9 +290,7 @@ fn epilogue(row: u32, value: f32) {
     } else if (EPILOGUE == E_SILU) {
         dst[out] = silu(v);
     } else if (EPILOGUE == E_RESIDUAL) {
-        var owed = 0.0;
-        if (PARTS > 0u) { owed = owed_in_dst(params.parts_offset + row, params.rows); }
-        dst[out] = dst[out] + owed + v;
+        dst[out] = dst[out] + v;
     } else if (EPILOGUE == E_GATED_RESIDUAL) {
         dst[out] = dst[out] + aux[params.mod_gate + row] * v;
     } else if (EPILOGUE == E_COND_EOS) {
