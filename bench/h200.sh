@@ -3,7 +3,7 @@
 # the NVIDIA driver and Python 3.12 + torch, nothing else): libvulkan1 and friends as .deb files in
 # .gl/, and wgpu, cffi, pycparser, rendercanvas and transformers as wheels in .whl/ (see the device
 # notes). Each argument names a run: costs, profile, breakdown, speed, reference, parity
-# (all but costs need the synthetic model, which is built first).
+# (all but costs, the dispatch and GEMV probes, need the synthetic model, which is built first).
 #     bash bench/h200.sh profile breakdown speed
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +23,8 @@ done
 for run in "$@"; do
     echo "== $run"
     case $run in
-        costs) python3 bench/dispatch_costs.py --out "$out/h200-dispatch-costs-$day.json" ;;
+        costs) python3 bench/dispatch_costs.py --out "$out/h200-dispatch-costs-$day.json"
+            python3 bench/gemv_costs.py --out "$out/h200-gemv-costs-$day.json" ;;
         profile) python3 bench/gpu_profile.py --out "$out/h200-profile-$day.json" | tail -n 40 ;;
         breakdown) python3 bench/breakdown.py --out "$out/h200-breakdown-$day.json" | tail -n 60 ;;
         speed) python3 bench/speed.py --rounds 3 --out "$out/h200-speed-$day.json" | tail -n 30 ;;
