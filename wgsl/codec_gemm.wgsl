@@ -19,7 +19,7 @@
 // ELU_A applies ELU to A as it loads (every SEANet conv but the first reads ELU of its input).
 //
 // Tiles of 64 x 64 outputs, 256 threads with 4 x 4 each, K in steps of 32 with A and B in workgroup
-// memory as vec4 along K (2 x 8 KiB). Every thread writes whole vec4s of the tiles: WGSL may store a
+// memory as vec4 along K (2 x 8 KiB; B swizzled against bank conflicts, see main). Every thread writes whole vec4s of the tiles: WGSL may store a
 // whole vector when one component is written, so threads must never share a vec4 they each fill in part.
 //
 // Split-K (SPLIT): workgroup z = split * phases + phase covers K in [split * k_split, ...) and writes
@@ -324,17 +324,23 @@ fn main(
     let quad = (lid % 8u) * 4u;
     let a0 = (li.y * 4u) * 8u;
     let b0 = (li.x * 4u) * 8u;
+    // B's K vectors are stored XOR-swizzled within each column ([col][kv ^ (col / 4 % 8)]): the 8 threads
+    // of a quarter warp read columns 4 apart, which unswizzled all fall in one bank (an 8-way conflict
+    // on every B read); swizzled, they read 8 different banks. A's reads are broadcasts: no conflict.
+    let b_swizzle = li.x % 8u;  // (this thread's columns) / 4 % 8
+    let b_slot = (lid & ~7u) | ((lid & 7u) ^ ((lid / 32u) % 8u));  // where this thread's B load goes
     for (var k0 = kbeg; k0 < kend; k0 += 32u) {
         a_tile[lid] = load_a(row, k0 + quad, kend, mean.x, rstd.x);
         a_tile[lid + 256u] = load_a(row + 32u, k0 + quad, kend, mean.y, rstd.y);
-        b_tile[lid] = load_b(col, k0 + quad, kend, phase);
-        b_tile[lid + 256u] = load_b(col + 32u, k0 + quad, kend, phase);
+        b_tile[b_slot] = load_b(col, k0 + quad, kend, phase);
+        b_tile[b_slot + 256u] = load_b(col + 32u, k0 + quad, kend, phase);
         workgroupBarrier();
         for (var kk = 0u; kk < 8u; kk++) {
-            let w0 = b_tile[b0 + kk];
-            let w1 = b_tile[b0 + 8u + kk];
-            let w2 = b_tile[b0 + 16u + kk];
-            let w3 = b_tile[b0 + 24u + kk];
+            let kb = kk ^ b_swizzle;
+            let w0 = b_tile[b0 + kb];
+            let w1 = b_tile[b0 + 8u + kb];
+            let w2 = b_tile[b0 + 16u + kb];
+            let w3 = b_tile[b0 + 24u + kb];
             let x0 = a_tile[a0 + kk];
             let x1 = a_tile[a0 + 8u + kk];
             let x2 = a_tile[a0 + 16u + kk];
