@@ -162,7 +162,7 @@ class _LmKernelsBase:
         kp = _ceil(k, 32) * 32
         if prologue == P_ATTN_MERGE and fields.get("heads", 0) * fields.get("splits", 0) > 256:
             raise ValueError(f"{label}: at most 256 (head, split) pairs to merge")
-        if 4 * kp + 3 * 1024 > WORKGROUP_BYTES:  # x, plus the reductions' scratch
+        if 4 * kp + 5 * 1024 > WORKGROUP_BYTES:  # x, plus the reductions' and the merge's scratch
             raise ValueError(
                 f"{label}: {k} columns do not fit in {WORKGROUP_BYTES} bytes of workgroup memory"
             )
@@ -205,6 +205,8 @@ class _LmKernelsBase:
             PROLOGUE=prologue,
             EPILOGUE=epilogue,
             KV_F16=bool(kv_f16),
+            # the merge's loops over the splits run a constant number of times (see gemv.wgsl)
+            SPLITS=fields.get("splits", 1) if prologue == P_ATTN_MERGE else 1,
         )
         buffers = [
             self._params(data, label),

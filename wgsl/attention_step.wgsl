@@ -72,9 +72,22 @@ fn main(ids: Ids) {
 
     let pair = ids.lid % PAIRS;
     let group = ids.lid / PAIRS;
+    // Four keys a turn, their loads issued together: a loop that waits for each load pays its
+    // latency once per key. Keys past `count` get weight 0 and read the last key again.
     var o = vec2<f32>(0.0, 0.0);
-    for (var i = group; i < count; i += GROUPS) {
-        o += scores[i] * kv_pair(kv_row(start + i, 1u, head), pair);
+    let last = max(count, 1u) - 1u;
+    for (var i = group; i < count; i += 4u * GROUPS) {
+        let i1 = min(i + GROUPS, last);
+        let i2 = min(i + 2u * GROUPS, last);
+        let i3 = min(i + 3u * GROUPS, last);
+        let v0 = kv_pair(kv_row(start + i, 1u, head), pair);
+        let v1 = kv_pair(kv_row(start + i1, 1u, head), pair);
+        let v2 = kv_pair(kv_row(start + i2, 1u, head), pair);
+        let v3 = kv_pair(kv_row(start + i3, 1u, head), pair);
+        o += scores[i] * v0;
+        o += select(0.0, scores[i1], i + GROUPS < count) * v1;
+        o += select(0.0, scores[i2], i + 2u * GROUPS < count) * v2;
+        o += select(0.0, scores[i3], i + 3u * GROUPS < count) * v3;
     }
     sums[group * HEAD_DIM + 2u * pair] = o.x;
     sums[group * HEAD_DIM + 2u * pair + 1u] = o.y;

@@ -5,6 +5,7 @@
 //   PROLOGUE  how the workgroup builds the input vector x in workgroup memory (P_* below)
 //   EPILOGUE  what happens to each row's sum (E_* below)
 //   KV_F16    the KV cache holds f16 pairs (pack2x16float) rather than f32 (E_QKV_ROPE only)
+//   SPLITS    P_ATTN_MERGE: the attention's splits per head (1 otherwise)
 // The workgroup is 256 invocations: 8 rows x 32 lanes. Each lane reads 16 bytes of a row at a time
 // (16 q8 values, 8 f16 or 4 f32). Rows come from up to 8 segments (tensors with the same K, each with
 // its own kind, offsets and bias), so several matrices that read the same input share one dispatch.
@@ -94,37 +95,67 @@ fn layer_norm_into_xs(ids: Ids) {
     }
 }
 
-// Split-softmax merge of one head's partials: (max, sum) over the splits.
-fn merged_stats(head: u32) -> vec2<f32> {
-    var m = -3.0e38;
-    for (var s = 0u; s < params.splits; s++) {
-        m = max(m, src[(head * params.splits + s) * params.part_stride + params.head_dim]);
-    }
-    var l = 0.0;
-    for (var s = 0u; s < params.splits; s++) {
-        let part = (head * params.splits + s) * params.part_stride + params.head_dim;
-        l += src[part + 1u] * exp(src[part] - m);
-    }
-    return vec2<f32>(m, l);
-}
-
+// Split-softmax merge (P_ATTN_MERGE): part t = (head, split) left its unnormalised output, its maximum
+// score m and its sum l of exp(score - m). Each part's weight is exp(m - M) / L with the head's
+// M = max m and L = sum l exp(m - M). The (m, l) pairs go through workgroup memory once, and the
+// outputs of a head's SPLITS parts (a constant) are loaded eight side by side: drivers do not unroll
+// these loops, and a loop that waits for each load pays a memory latency per split.
+var<workgroup> part_max: array<f32, 256>;
 var<workgroup> merge_weights: array<f32, 256>;  // (head, split): exp(m_split - m_head) / l_head
+var<workgroup> head_stats: array<vec2<f32>, 256>;  // per head: (M, L)
 
 fn attention_merge_into_xs(ids: Ids, first_group: bool) {
-    let parts = params.heads * params.splits;
-    for (var t = ids.lid; t < parts; t += WG_SIZE) {
-        let stats = merged_stats(t / params.splits);
-        merge_weights[t] = exp(src[t * params.part_stride + params.head_dim] - stats.x) / stats.y;
+    let parts = params.heads * SPLITS;
+    var l = 0.0;
+    if (ids.lid < parts) {
+        let at = ids.lid * params.part_stride + params.head_dim;
+        part_max[ids.lid] = src[at];
+        l = src[at + 1u];
     }
+    workgroupBarrier();
+    if (ids.lid < params.heads) {
+        var m = -3.0e38;
+        for (var s = 0u; s < SPLITS; s++) { m = max(m, part_max[ids.lid * SPLITS + s]); }
+        head_stats[ids.lid].x = m;
+    }
+    workgroupBarrier();
+    if (ids.lid < parts) {
+        merge_weights[ids.lid] = exp(part_max[ids.lid] - head_stats[ids.lid / SPLITS].x);
+        part_max[ids.lid] = l * merge_weights[ids.lid];  // now this part's share of L
+    }
+    workgroupBarrier();
+    if (ids.lid < params.heads) {
+        var total = 0.0;
+        for (var s = 0u; s < SPLITS; s++) { total += part_max[ids.lid * SPLITS + s]; }
+        head_stats[ids.lid].y = total;
+    }
+    workgroupBarrier();
+    if (ids.lid < parts) { merge_weights[ids.lid] /= head_stats[ids.lid / SPLITS].y; }
     workgroupBarrier();
     for (var i = ids.lid; i < KP; i += WG_SIZE) {
         var v = 0.0;
         if (i < K) {
             let head = i / params.head_dim;
             let d = i % params.head_dim;
-            for (var s = 0u; s < params.splits; s++) {
-                let t = head * params.splits + s;
-                v += src[t * params.part_stride + d] * merge_weights[t];
+            let last = head * SPLITS + SPLITS - 1u;
+            for (var s = 0u; s < SPLITS; s += 8u) {
+                let t = head * SPLITS + s;
+                    let v0 = src[min(t + 0u, last) * params.part_stride + d];
+                    let v1 = src[min(t + 1u, last) * params.part_stride + d];
+                    let v2 = src[min(t + 2u, last) * params.part_stride + d];
+                    let v3 = src[min(t + 3u, last) * params.part_stride + d];
+                    let v4 = src[min(t + 4u, last) * params.part_stride + d];
+                    let v5 = src[min(t + 5u, last) * params.part_stride + d];
+                    let v6 = src[min(t + 6u, last) * params.part_stride + d];
+                    let v7 = src[min(t + 7u, last) * params.part_stride + d];
+                    v += v0 * merge_weights[t]
+                        + select(0.0, v1 * merge_weights[min(t + 1u, last)], s + 1u < SPLITS)
+                        + select(0.0, v2 * merge_weights[min(t + 2u, last)], s + 2u < SPLITS)
+                        + select(0.0, v3 * merge_weights[min(t + 3u, last)], s + 3u < SPLITS)
+                        + select(0.0, v4 * merge_weights[min(t + 4u, last)], s + 4u < SPLITS)
+                        + select(0.0, v5 * merge_weights[min(t + 5u, last)], s + 5u < SPLITS)
+                        + select(0.0, v6 * merge_weights[min(t + 6u, last)], s + 6u < SPLITS)
+                        + select(0.0, v7 * merge_weights[min(t + 7u, last)], s + 7u < SPLITS);
             }
         }
         xs[i] = v;
@@ -132,7 +163,7 @@ fn attention_merge_into_xs(ids: Ids, first_group: bool) {
     // The alignment layer: attention_step left the raw scores of the text keys; turn them into
     // probabilities with the merged statistics (one workgroup does it).
     if (params.align != 0u && first_group) {
-        let stats = merged_stats(params.align_head);
+        let stats = head_stats[params.align_head];
         let row = state[S_FRAMES] * params.align_stride;
         for (var t = ids.lid; t < state[S_TEXT]; t += WG_SIZE) {
             let score = bitcast<f32>(extra[row + t]);
