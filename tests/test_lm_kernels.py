@@ -457,10 +457,12 @@ def test_gates(door, gate, frames, end, budget, runs):
 # attention_step.wgsl + the merge in gemv's prologue
 # ---------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("kv_f16", [False, True])
-@pytest.mark.parametrize("head_dim, keys", [(64, 301), (16, 5)])
-def test_split_attention_merged_by_the_output_projection(any_door, kv_f16, head_dim, keys):
+@pytest.mark.parametrize("head_dim, keys, splits", [(64, 301, 8), (16, 5, 8), (64, 301, 11)])
+def test_split_attention_merged_by_the_output_projection(any_door, kv_f16, head_dim, keys, splits):
+    """splits=11: the merge loads a head's splits eight at a time, so a count that is not a multiple of
+    8 takes its guarded path."""
     rng = np.random.default_rng(5)
-    heads, layers, layer, max_pos, splits = 4, 2, 1, 400, 8
+    heads, layers, layer, max_pos = 4, 2, 1, 400
     chunk = math.ceil(max_pos / splits)
     hidden = heads * head_dim
     voice, text, frame, stride, align_head = min(100, keys - 3), 3 if keys < 50 else 150, 3, 160, 2
