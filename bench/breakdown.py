@@ -29,15 +29,15 @@ def main() -> int:
     args = parser.parse_args()
 
     import phonon_web
+    from bench.measure import GpuClock
     from bench.speed import synthetic_weights
-    from phonon_web.gpu.door import READBACK, run_sync
+    from phonon_web.gpu.door import run_sync
 
     weights = args.weights or synthetic_weights(args.work)
     tts = phonon_web.load(weights)
     engine = tts.engine
     door, lm, codec = engine.door, engine.lm, engine.codec
-    probe = door.buffer(16, READBACK, "profile probe")
-    wait = door.compile(_copy(lm.state, probe))
+    clock = GpuClock(door, lm.state)
     voice = engine.voices[0]
     ids = engine.tokenizer.encode("The birch canoe slid on the smooth planks.")
 
@@ -46,17 +46,9 @@ def main() -> int:
         for _ in range(args.repeat):
             if prepare:
                 prepare()
-            # wait for everything before (the prepared prefill too): the probe's copy is queued last
-            door.submit([(wait, 1)])
-            run_sync(door.read(probe, 0, 16))
-            start = time.perf_counter()
-            door.submit(submits)
-            door.submit([(wait, 1)])
-            encoded = time.perf_counter()
-            run_sync(door.read(probe, 0, 16))
-            end = time.perf_counter()
-            encodes.append(encoded - start)
-            walls.append(end - start)
+            encode, wall = clock.time(submits)  # from an idle GPU: the prepared prefill has finished
+            encodes.append(encode)
+            walls.append(wall)
         return {"encode_us": statistics.median(encodes) * 1e6, "wall_us": statistics.median(walls) * 1e6}
 
     def fresh():
@@ -115,14 +107,6 @@ def main() -> int:
     if args.out:
         args.out.write_text(json.dumps(report, indent=1) + "\n")
     return 0
-
-
-def _copy(source, target) -> object:
-    from phonon_web.gpu.door import Program
-
-    program = Program("profile wait")
-    program.copy(source, 0, target, 0, 16)
-    return program
 
 
 def _time(fn, repeat: int) -> float:

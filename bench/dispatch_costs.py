@@ -14,7 +14,6 @@ import argparse
 import json
 import random
 import sys
-import time
 from array import array
 from pathlib import Path
 
@@ -26,12 +25,20 @@ CHAIN = 46
 REPEAT = 100
 
 
+def per_dispatch_us(clock, program) -> float:
+    """Microseconds a dispatch of `program` (a chain of CHAIN) takes when it is replayed REPEAT times in
+    one submit: the median of 5 such submits."""
+    times = [clock.time([(program, REPEAT)])[1] / (CHAIN * REPEAT) * 1e6 for _ in range(5)]
+    return sorted(times)[len(times) // 2]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
 
-    from phonon_web.gpu.door import READBACK, Program, run_sync
+    from bench.measure import GpuClock
+    from phonon_web.gpu.door import Program
     from phonon_web.gpu.native import NativeDoor
     from phonon_web.gpu.shaders import kernel
 
@@ -42,10 +49,7 @@ def main() -> int:
     random.Random(1).shuffle(order)
     door.write(data, 0, array("I", [w for i in order for w in (i, i, i, i)]).tobytes())
     sinks = [door.buffer(4 * 4096, "storage", f"probe sink {i}") for i in range(CHAIN)]
-    probe = door.buffer(16, READBACK, "probe readback")
-    wait = Program("wait")
-    wait.copy(state, 0, probe, 0, 16)
-    door.compile(wait)
+    clock = GpuClock(door, state)
 
     def chain(mode: int, depth: int, groups: int, own_buffers: bool = False) -> float:
         pipe = door.pipeline(kernel(PROBE, MODE=mode, DEPTH=depth))
@@ -57,15 +61,7 @@ def main() -> int:
         for i in range(CHAIN):
             program.dispatch(pipe, bind[i % len(bind)], groups)
         door.compile(program)
-        times = []
-        for _ in range(5):
-            run_sync(door.read(probe, 0, 16))
-            start = time.perf_counter()
-            door.submit([(program, REPEAT)])
-            door.submit([(wait, 1)])
-            run_sync(door.read(probe, 0, 16))
-            times.append((time.perf_counter() - start) / (CHAIN * REPEAT) * 1e6)
-        return sorted(times)[len(times) // 2]
+        return per_dispatch_us(clock, program)
 
     cases = {
         "empty, 1 group": (0, 0, 1),

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +20,6 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-CHAIN, REPEAT = 46, 100
 GEMV = ROOT / "wgsl" / "gemv.wgsl"
 CUTS = {
     "whole": [],
@@ -53,9 +51,11 @@ def variant_dir(name: str, cuts) -> Path | None:
 
 def measure(folder: Path | None) -> dict:
     import build_weights as bw
+    from bench.dispatch_costs import CHAIN, per_dispatch_us
+    from bench.measure import GpuClock
     from phonon_web import lm_ops as ops
     from phonon_web.gpu import shaders
-    from phonon_web.gpu.door import READBACK, STORAGE, Program, run_sync
+    from phonon_web.gpu.door import STORAGE, Program
     from phonon_web.gpu.native import NativeDoor
     from phonon_web.lm import STATE
     from phonon_web.weights import TensorRef
@@ -92,10 +92,7 @@ def measure(folder: Path | None) -> dict:
     words[STATE["frames"]], words[STATE["budget"]] = 1, 100
     door.write(state, 0, words.tobytes())
     src, dst = vec(2048), vec(2048)
-    probe = door.buffer(16, READBACK, "probe")
-    wait = Program("wait")
-    wait.copy(state, 0, probe, 0, 16)
-    door.compile(wait)
+    clock = GpuClock(door, state)
     shapes = {
         "qkv 512->1536, LayerNorm": dict(w="qkv", prologue=ops.P_LAYERNORM, epilogue=ops.E_STORE),
         "fc1 512->2048, LayerNorm, GELU": dict(w="fc1", prologue=ops.P_LAYERNORM, epilogue=ops.E_GELU),
@@ -117,15 +114,7 @@ def measure(folder: Path | None) -> dict:
                 gate=ops.GATE_STEP,
             )
         door.compile(program)
-        times = []
-        for _ in range(5):
-            run_sync(door.read(probe, 0, 16))
-            start = time.perf_counter()
-            door.submit([(program, REPEAT)])
-            door.submit([(wait, 1)])
-            run_sync(door.read(probe, 0, 16))
-            times.append((time.perf_counter() - start) / (CHAIN * REPEAT) * 1e6)
-        out[label] = round(sorted(times)[2], 2)
+        out[label] = round(per_dispatch_us(clock, program), 2)
     door.destroy_device()
     return out
 
@@ -134,6 +123,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    from bench.dispatch_costs import CHAIN, REPEAT
+
     report = {"chain": CHAIN, "repeat": REPEAT, "us_per_dispatch": {}}
     for name, cuts in CUTS.items():
         report["us_per_dispatch"][name] = measure(variant_dir(name, cuts))

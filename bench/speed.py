@@ -68,26 +68,19 @@ def synthetic_weights(folder: Path) -> Path:
 
 def time_steps(engine, steps: int) -> dict:
     """Per-step wall time of the language model alone, and the dispatch floor, in the same way."""
-    from phonon_web.gpu.door import READBACK, Program, run_sync
+    from bench.measure import GpuClock
+    from phonon_web.gpu.door import Program
     from phonon_web.gpu.shaders import kernel
 
     door, lm = engine.door, engine.lm
-    probe = door.buffer(16, READBACK, "bench probe")
-    wait = Program("bench wait")
-    wait.copy(lm.state, 0, probe, 0, 16)
-    door.compile(wait)
+    clock = GpuClock(door, lm.state)
 
     def timed(submits) -> float:
-        run_sync(door.read(probe, 0, 16))
-        start = time.perf_counter()
-        door.submit(submits)
-        door.submit([(wait, 1)])
-        run_sync(door.read(probe, 0, 16))
-        return time.perf_counter() - start
+        return clock.time(submits)[1]
 
     ids = engine.tokenizer.encode("The birch canoe slid on the smooth planks.")
     lm.write_request(ids, eos_threshold=1e30, budget=engine.max_frames)  # no end: every step works
-    run_sync(door.read(probe, 0, 16))
+    clock.settle()
     door.submit([(lm.start(engine.voices[0]), 1)])
     steps = min(steps, engine.max_frames - 1)
     timed([(lm.step, 2)])  # warm
@@ -98,7 +91,7 @@ def time_steps(engine, steps: int) -> dict:
     encode_seconds = (
         time.perf_counter() - encode_start
     ) / steps  # upper bound: includes the prefill's encoding
-    run_sync(door.read(probe, 0, 16))
+    clock.settle()
 
     dispatches = lm.step.dispatch_count
     empty = door.pipeline(kernel(str(EMPTY_WGSL)))
