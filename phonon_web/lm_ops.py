@@ -54,7 +54,7 @@ _KIND = {"q8": 0, "f16": 1, "f32": 2}
 
 _GEMV_HEADER = (
     "gate rows n_segments src_offset ln_w ln_b ln_kind ln_affine ln_eps mod_shift mod_scale mod_gate "
-    "dst_offset normed_offset write_normed layer head_dim heads splits part_stride align align_head "
+    "dst_offset normed_offset write_normed layer head_dim heads _pad2 part_stride align align_head "
     "align_stride layers kv_row_words aux_offset _pad0 _pad1"
 ).split()
 _FLOATS = {"ln_eps", "eps"}
@@ -152,15 +152,18 @@ class _LmKernelsBase:
         extra=None,
         gate: int = GATE_ALWAYS,
         kv_f16: bool = False,
+        splits: int = 1,
         label: str = "gemv",
         **fields,
     ) -> None:
-        """y = W x over the rows of `segments` (all with the same number of columns)."""
+        """y = W x over the rows of `segments` (all with the same number of columns). `splits`: with
+        P_ATTN_MERGE, the attention's splits per head (a kernel constant, so the merge's loops over them
+        run a fixed number of times)."""
         if not 1 <= len(segments) <= MAX_SEGMENTS:
             raise ValueError(f"{label}: 1 to {MAX_SEGMENTS} segments")
         k = segments[0].weight.cols
         kp = _ceil(k, 32) * 32
-        if prologue == P_ATTN_MERGE and fields.get("heads", 0) * fields.get("splits", 0) > 256:
+        if prologue == P_ATTN_MERGE and fields.get("heads", 0) * splits > 256:
             raise ValueError(f"{label}: at most 256 (head, split) pairs to merge")
         if 4 * kp + 5 * 1024 > WORKGROUP_BYTES:  # x, plus the reductions' and the merge's scratch
             raise ValueError(
@@ -205,8 +208,7 @@ class _LmKernelsBase:
             PROLOGUE=prologue,
             EPILOGUE=epilogue,
             KV_F16=bool(kv_f16),
-            # the merge's loops over the splits run a constant number of times (see gemv.wgsl)
-            SPLITS=fields.get("splits", 1) if prologue == P_ATTN_MERGE else 1,
+            SPLITS=splits if prologue == P_ATTN_MERGE else 1,
         )
         buffers = [
             self._params(data, label),

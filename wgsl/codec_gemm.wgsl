@@ -19,8 +19,9 @@
 // ELU_A applies ELU to A as it loads (every SEANet conv but the first reads ELU of its input).
 //
 // Tiles of 64 x 64 outputs, 256 threads with 4 x 4 each, K in steps of 32 with A and B in workgroup
-// memory as vec4 along K (2 x 8 KiB; B swizzled against bank conflicts, see main). Every thread writes whole vec4s of the tiles: WGSL may store a
-// whole vector when one component is written, so threads must never share a vec4 they each fill in part.
+// memory as vec4 along K (2 x 8 KiB; B swizzled against bank conflicts, see main). Every thread writes
+// whole vec4s of the tiles: WGSL may store a whole vector when one component is written, so threads
+// must never share a vec4 they each fill in part.
 //
 // Split-K (SPLIT): workgroup z = split * phases + phase covers K in [split * k_split, ...) and writes
 // its raw sums to `y` as partials [split][phase][rows][cols]; the `reduce` entry point then adds the

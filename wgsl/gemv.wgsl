@@ -52,7 +52,7 @@ struct Params {
     ln_w: u32, ln_b: u32, ln_kind: u32, ln_affine: u32,
     ln_eps: f32, mod_shift: u32, mod_scale: u32, mod_gate: u32,
     dst_offset: u32, normed_offset: u32, write_normed: u32, layer: u32,
-    head_dim: u32, heads: u32, splits: u32, part_stride: u32,
+    head_dim: u32, heads: u32, _pad2: u32, part_stride: u32,
     align: u32, align_head: u32, align_stride: u32, layers: u32,
     kv_row_words: u32, aux_offset: u32, _pad0: u32, _pad1: u32,
     segs: array<Segment, 8>,
@@ -140,22 +140,22 @@ fn attention_merge_into_xs(ids: Ids, first_group: bool) {
             let last = head * SPLITS + SPLITS - 1u;
             for (var s = 0u; s < SPLITS; s += 8u) {
                 let t = head * SPLITS + s;
-                    let v0 = src[min(t + 0u, last) * params.part_stride + d];
-                    let v1 = src[min(t + 1u, last) * params.part_stride + d];
-                    let v2 = src[min(t + 2u, last) * params.part_stride + d];
-                    let v3 = src[min(t + 3u, last) * params.part_stride + d];
-                    let v4 = src[min(t + 4u, last) * params.part_stride + d];
-                    let v5 = src[min(t + 5u, last) * params.part_stride + d];
-                    let v6 = src[min(t + 6u, last) * params.part_stride + d];
-                    let v7 = src[min(t + 7u, last) * params.part_stride + d];
-                    v += v0 * merge_weights[t]
-                        + select(0.0, v1 * merge_weights[min(t + 1u, last)], s + 1u < SPLITS)
-                        + select(0.0, v2 * merge_weights[min(t + 2u, last)], s + 2u < SPLITS)
-                        + select(0.0, v3 * merge_weights[min(t + 3u, last)], s + 3u < SPLITS)
-                        + select(0.0, v4 * merge_weights[min(t + 4u, last)], s + 4u < SPLITS)
-                        + select(0.0, v5 * merge_weights[min(t + 5u, last)], s + 5u < SPLITS)
-                        + select(0.0, v6 * merge_weights[min(t + 6u, last)], s + 6u < SPLITS)
-                        + select(0.0, v7 * merge_weights[min(t + 7u, last)], s + 7u < SPLITS);
+                let v0 = src[min(t + 0u, last) * params.part_stride + d];
+                let v1 = src[min(t + 1u, last) * params.part_stride + d];
+                let v2 = src[min(t + 2u, last) * params.part_stride + d];
+                let v3 = src[min(t + 3u, last) * params.part_stride + d];
+                let v4 = src[min(t + 4u, last) * params.part_stride + d];
+                let v5 = src[min(t + 5u, last) * params.part_stride + d];
+                let v6 = src[min(t + 6u, last) * params.part_stride + d];
+                let v7 = src[min(t + 7u, last) * params.part_stride + d];
+                v += v0 * merge_weights[t]
+                    + select(0.0, v1 * merge_weights[min(t + 1u, last)], s + 1u < SPLITS)
+                    + select(0.0, v2 * merge_weights[min(t + 2u, last)], s + 2u < SPLITS)
+                    + select(0.0, v3 * merge_weights[min(t + 3u, last)], s + 3u < SPLITS)
+                    + select(0.0, v4 * merge_weights[min(t + 4u, last)], s + 4u < SPLITS)
+                    + select(0.0, v5 * merge_weights[min(t + 5u, last)], s + 5u < SPLITS)
+                    + select(0.0, v6 * merge_weights[min(t + 6u, last)], s + 6u < SPLITS)
+                    + select(0.0, v7 * merge_weights[min(t + 7u, last)], s + 7u < SPLITS);
             }
         }
         xs[i] = v;
