@@ -37,7 +37,12 @@ GATE_ALWAYS, GATE_STEP, GATE_BACKBONE = 0, 1, 2
 # gemv.wgsl prologues and epilogues
 P_LOAD, P_LAYERNORM, P_ADALN, P_SILU, P_ATTN_MERGE, P_NOISE = range(6)
 E_STORE, E_GELU, E_SILU, E_RESIDUAL, E_GATED_RESIDUAL, E_QKV_ROPE, E_COND_EOS = range(7)
-GEMV_ROWS = 8  # rows per workgroup (32 lanes each)
+GEMV_LANES = (32, 16, 8)  # lanes per row a gemv may use; a workgroup (256) does 256 / lanes rows
+# A gemv whose rows would take more than this many workgroups at 32 lanes a row gives each row fewer
+# lanes: every workgroup repeats the prologue, and fewer of them measured faster on the H200 (QKV and
+# fc1 at 16 lanes 1.8 us faster each, the flow head's 10240 modulation rows at 8 lanes 11 us faster;
+# 64 or 32 here were slower than 128: bench/results/h200-ab-gemv-early-loads-2026-11-30.json).
+GEMV_MAX_GROUPS = 128
 MAX_SEGMENTS = 8
 WORKGROUP_BYTES = 16384  # WebGPU's portable maxComputeWorkgroupStorageSize
 
@@ -153,14 +158,20 @@ class _LmKernelsBase:
         gate: int = GATE_ALWAYS,
         kv_f16: bool = False,
         splits: int = 1,
+        lanes: int | None = None,
         label: str = "gemv",
         **fields,
     ) -> None:
         """y = W x over the rows of `segments` (all with the same number of columns). `splits`: with
         P_ATTN_MERGE, the attention's splits per head (a kernel constant, so the merge's loops over them
-        run a fixed number of times)."""
+        run a fixed number of times). `lanes` per row: None chooses (see GEMV_MAX_GROUPS)."""
         if not 1 <= len(segments) <= MAX_SEGMENTS:
             raise ValueError(f"{label}: 1 to {MAX_SEGMENTS} segments")
+        if lanes is None:
+            rows = sum(seg.weight.rows for seg in segments)
+            lanes = next((n for n in GEMV_LANES if _ceil(rows, 256 // n) <= GEMV_MAX_GROUPS), GEMV_LANES[-1])
+        if lanes not in GEMV_LANES:
+            raise ValueError(f"{label}: {lanes} lanes per row; a gemv uses one of {GEMV_LANES}")
         k = segments[0].weight.cols
         kp = _ceil(k, 32) * 32
         if prologue == P_ATTN_MERGE and fields.get("heads", 0) * splits > 256:
@@ -176,6 +187,7 @@ class _LmKernelsBase:
                 raise ValueError(f"{label}: {w.name} has {w.cols} columns, not {k}")
             if w.kind == "q8" and w.padded_cols != kp:
                 raise ValueError(f"{label}: {w.name} is padded to {w.padded_cols}, not {kp}")
+
             if (w.kind == "f16" and k % 8) or (w.kind == "f32" and k % 4):
                 raise ValueError(f"{label}: {w.name}: {k} columns do not split into 16-byte reads")
             end += w.rows
@@ -209,6 +221,7 @@ class _LmKernelsBase:
             EPILOGUE=epilogue,
             KV_F16=bool(kv_f16),
             SPLITS=splits if prologue == P_ATTN_MERGE else 1,
+            LANES=lanes,
         )
         buffers = [
             self._params(data, label),
@@ -219,7 +232,7 @@ class _LmKernelsBase:
             self._w(dst),
             self._w(extra),
         ]
-        self._dispatch(program, kern, buffers, _ceil(end, GEMV_ROWS))
+        self._dispatch(program, kern, buffers, _ceil(end, 256 // lanes))
 
 
 def _field(name: str, value):
@@ -284,8 +297,8 @@ class LmKernelsMore:
         align_stride: int,
         gate: int = GATE_BACKBONE,
     ) -> None:
-        if 256 % (head_dim // 2) or head_dim % 2:
-            raise ValueError(f"head_dim {head_dim}: half of it must divide 256")
+        if 256 % (head_dim // 2) or head_dim % 16:
+            raise ValueError(f"head_dim {head_dim}: a multiple of 16 whose half divides 256")
         row_words = heads * head_dim // (2 if kv_f16 else 1)
         data = pack_params(
             gate, layer, layers, heads, splits, part_stride, row_words, int(align), align_head, align_stride,

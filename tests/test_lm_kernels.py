@@ -141,8 +141,13 @@ def test_state_words_match_lm_state_wgsl():
 # ---------------------------------------------------------------------------------------------------
 # gemv.wgsl
 # ---------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("k", [512, 200, 2048])
-def test_gemv_segments_of_every_kind_with_layernorm_and_gelu(any_door, k):
+@pytest.mark.parametrize(
+    "k, lanes",
+    # 512 and 2048 are the model's widths; 200 pads its q8 rows; 2560 is too long for the early
+    # loads of the input and the rows (the late paths); 8 and 16 lanes a row take 2 to 16 turns each
+    [(512, 32), (200, 32), (2048, 32), (2560, 32), (512, 16), (200, 8), (2048, 8)],
+)
+def test_gemv_segments_of_every_kind_with_layernorm_and_gelu(any_door, k, lanes):
     rng = np.random.default_rng(k)
     blob, refs, w = make_blob(
         any_door,
@@ -176,6 +181,7 @@ def test_gemv_segments_of_every_kind_with_layernorm_and_gelu(any_door, k):
             dst=dst,
             src_offset=3,
             dst_offset=5,
+            lanes=lanes,
             **ops.ln_fields(refs["ln_w"], refs["ln_b"], 1e-5),
         ),
     )
@@ -188,8 +194,8 @@ def test_gemv_segments_of_every_kind_with_layernorm_and_gelu(any_door, k):
     assert (got[:5] == 0).all() and (got[78:] == 0).all()
 
 
-@pytest.mark.parametrize("kind", ["q8", "f16", "f32"])
-def test_gemv_adaln_silu_then_gated_residual(any_door, kind):
+@pytest.mark.parametrize("kind, lanes", [("q8", 32), ("f16", 32), ("f32", 32), ("q8", 8), ("f16", 16)])
+def test_gemv_adaln_silu_then_gated_residual(any_door, kind, lanes):
     """The flow head's residual block: adaLN + fc1 + SiLU, then fc2 + gated residual."""
     rng = np.random.default_rng(1)
     f = 256
@@ -222,6 +228,7 @@ def test_gemv_adaln_silu_then_gated_residual(any_door, kind):
             dst=tmp,
             mod_shift=7,
             mod_scale=7 + f,
+            lanes=lanes,
             **ops.ln_fields(refs["ln_w"], refs["ln_b"], 1e-6),
         )
         kern.gemv(
@@ -233,6 +240,7 @@ def test_gemv_adaln_silu_then_gated_residual(any_door, kind):
             aux=modb,
             dst=xb,
             mod_gate=7 + 2 * f,
+            lanes=lanes,
         )
 
     submit(any_door, build)
@@ -267,8 +275,8 @@ def test_gemv_silu_prologue_store_and_residual(any_door):
 
 
 @pytest.mark.parametrize("kv_f16", [False, True])
-@pytest.mark.parametrize("kind", ["q8", "f32"])
-def test_gemv_qkv_rope_and_kv_write(any_door, kv_f16, kind):
+@pytest.mark.parametrize("kind, lanes", [("q8", 32), ("f32", 32), ("q8", 16)])
+def test_gemv_qkv_rope_and_kv_write(any_door, kv_f16, kind, lanes):
     rng = np.random.default_rng(3)
     heads, head_dim, layers, layer, pos = 4, 64, 2, 1, 37
     hidden = heads * head_dim
@@ -304,6 +312,7 @@ def test_gemv_qkv_rope_and_kv_write(any_door, kv_f16, kind):
             heads=heads,
             layers=layers,
             layer=layer,
+            lanes=lanes,
             **ops.ln_fields(refs["ln_w"], refs["ln_b"], 1e-5),
         ),
     )

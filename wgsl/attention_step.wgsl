@@ -31,35 +31,69 @@ var<workgroup> sums: array<f32, GROUPS * HEAD_DIM>;
 
 // kv_row and kv_pair: kv_cache.wgsl
 
+const KEY_LANES: u32 = 8u;                      // lanes that share a key in the score pass
+const KEYS_AT_ONCE: u32 = WG_SIZE / KEY_LANES;  // keys a turn of the score pass
+const PAIRS_PER_LANE: u32 = PAIRS / KEY_LANES;
+
+fn q_pair(j: u32) -> vec2<f32> {
+    return vec2<f32>(qs[2u * j], qs[2u * j + 1u]);
+}
+
+// This lane's part of a key's score (the key row at `row`): its PAIRS_PER_LANE pairs, four loads side
+// by side a turn (one turn at head_dim 64): a loop that waits for each load pays a latency a pair.
+fn score_part(row: u32, key_lane: u32) -> f32 {
+    let first = key_lane * PAIRS_PER_LANE;
+    let last = first + PAIRS_PER_LANE - 1u;
+    var s = 0.0;
+    for (var b = 0u; b < PAIRS_PER_LANE; b += 4u) {
+        let j = first + b;
+        let j1 = min(j + 1u, last);
+        let j2 = min(j + 2u, last);
+        let j3 = min(j + 3u, last);
+        let p0 = kv_pair(row, j);
+        let p1 = kv_pair(row, j1);
+        let p2 = kv_pair(row, j2);
+        let p3 = kv_pair(row, j3);
+        s += dot(p0, q_pair(j));
+        s += select(0.0, dot(p1, q_pair(j1)), b + 1u < PAIRS_PER_LANE);
+        s += select(0.0, dot(p2, q_pair(j2)), b + 2u < PAIRS_PER_LANE);
+        s += select(0.0, dot(p3, q_pair(j3)), b + 3u < PAIRS_PER_LANE);
+    }
+    return s;
+}
+
 @compute @workgroup_size(256)
 fn main(ids: Ids) {
-    if (skip_workgroup(params.gate, ids.lid)) { return; }
     let head = ids.wg.x / params.splits;
     let split = ids.wg.x % params.splits;
+    // loads that wait on nothing, issued before the gate's wait
+    let q_value = q[head * HEAD_DIM + min(ids.lid, HEAD_DIM - 1u)];
     let keys = state[S_POS] + 1u;
-    let chunk = (keys + params.splits - 1u) / params.splits;
-    let start = min(split * chunk, keys);
-    let count = min(chunk, keys - start);
-    let hidden = params.heads * HEAD_DIM;
-    if (ids.lid < HEAD_DIM) { qs[ids.lid] = q[head * HEAD_DIM + ids.lid]; }
-    workgroupBarrier();
-
-    let record = params.align != 0u && head == params.align_head;
     let voice = state[S_VOICE_ROWS];
     let text = state[S_TEXT];
     let align_row = state[S_FRAMES] * params.align_stride;
+    if (skip_workgroup(params.gate, ids.lid)) { return; }
+    let chunk = (keys + params.splits - 1u) / params.splits;
+    let start = min(split * chunk, keys);
+    let count = min(chunk, keys - start);
+    if (ids.lid < HEAD_DIM) { qs[ids.lid] = q_value; }
+    workgroupBarrier();
+
+    // Scores: KEY_LANES lanes share each key, KEYS_AT_ONCE keys a turn.
+    let record = params.align != 0u && head == params.align_head;
+    let key_lane = ids.lid % KEY_LANES;
+    let slot = ids.lid / KEY_LANES;
+    let last_key = max(count, 1u) - 1u;
     var m = -3.0e38;
-    for (var i = ids.lid; i < count; i += WG_SIZE) {
-        let key = start + i;
-        let row = kv_row(key, 0u, head);
-        var s = 0.0;
-        for (var j = 0u; j < PAIRS; j++) {
-            s += dot(kv_pair(row, j), vec2<f32>(qs[2u * j], qs[2u * j + 1u]));
+    for (var i0 = 0u; i0 < count; i0 += KEYS_AT_ONCE) {
+        let i = i0 + slot;
+        let key = start + min(i, last_key);
+        let s = lanes_sum(score_part(kv_row(key, 0u, head), key_lane), ids, KEY_LANES) * params.scale;
+        if (key_lane == 0u && i < count) {
+            scores[i] = s;
+            m = max(m, s);
+            if (record && key >= voice && key < voice + text) { alignment[align_row + key - voice] = s; }
         }
-        s = s * params.scale;
-        scores[i] = s;
-        m = max(m, s);
-        if (record && key >= voice && key < voice + text) { alignment[align_row + key - voice] = s; }
     }
     let top = workgroup_max(m, ids);
     var l = 0.0;

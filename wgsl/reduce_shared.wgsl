@@ -63,14 +63,15 @@ fn workgroup_max(v: f32, ids: Ids) -> f32 {
     return best;
 }
 
-// The sum of `v` over each aligned group of 32 invocations (one GEMV row); valid in lane 0 of the group.
-fn lanes32_sum(v: f32, ids: Ids) -> f32 {
+// The sum of `v` over each aligned group of `lanes` invocations (one GEMV row; lanes a power of two
+// up to 32); valid in lane 0 of the group.
+fn lanes_sum(v: f32, ids: Ids, lanes: u32) -> f32 {
     workgroupBarrier();
     reduce_scratch[ids.lid] = v;
     workgroupBarrier();
     var total = 0.0;
-    if ((ids.lid & 31u) == 0u) {
-        for (var i = 0u; i < 32u; i++) { total += reduce_scratch[ids.lid + i]; }
+    if ((ids.lid & (lanes - 1u)) == 0u) {
+        for (var i = 0u; i < lanes; i++) { total += reduce_scratch[ids.lid + i]; }
     }
     return total;
 }

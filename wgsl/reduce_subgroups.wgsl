@@ -56,16 +56,17 @@ fn workgroup_max(v: f32, ids: Ids) -> f32 {
     return best;
 }
 
-// The sum of `v` over each aligned group of 32 invocations (one GEMV row); valid in lane 0 of the group.
-fn lanes32_sum(v: f32, ids: Ids) -> f32 {
-    let width = min(ids.sg_size, 32u);
+// The sum of `v` over each aligned group of `lanes` invocations (one GEMV row; lanes a power of two
+// up to 32); valid in lane 0 of the group.
+fn lanes_sum(v: f32, ids: Ids, lanes: u32) -> f32 {
+    let width = min(ids.sg_size, lanes);
     var s = v;
     for (var mask = 1u; mask < width; mask = mask << 1u) { s += subgroupShuffleXor(s, mask); }
     workgroupBarrier();
     if ((ids.sg_lane & (width - 1u)) == 0u) { reduce_scratch[ids.lid / width] = s; }
     workgroupBarrier();
-    let per_row = 32u / width;
-    let first = (ids.lid / 32u) * per_row;
+    let per_row = lanes / width;
+    let first = (ids.lid / lanes) * per_row;
     var total = 0.0;
     for (var i = 0u; i < per_row; i++) { total += reduce_scratch[first + i]; }
     return total;
