@@ -10,7 +10,8 @@ A take, in Programs (each a prebuilt list of dispatches and copies, submitted by
   start(voice)           copies the request into the state and the voice's keys/values into the
                          cache, computes the condition vector for this duration_delta and the BOS
                          row, runs the text + BOS rows (padded to 64/128/192/256) through the
-                         backbone, and leaves the BOS row's residual where the step reads it.
+                         backbone, leaves the BOS row's residual where the step reads it, and
+                         makes frame 0's noise and the flow head's input from it.
   step                   one frame. Every kernel first checks the state and returns at once once the
                          take is over, and the last one advances the state, so one submit can hold
                          any number of steps: `door.submit([(lm.start(v), 1), (lm.step, 40)])`.
@@ -20,11 +21,13 @@ The step (backbone first, skipped for frame 0 whose hidden state comes from the 
              [out-proj GEMV whose prologue merges the splits, + residual], [LayerNorm + fc1 + GELU],
              [fc2 + residual]
   then: [out_norm + cond_embed (+ time embedding) + end-of-speech logit and decision] (one GEMV),
-        [all adaLN modulations of the flow head] (one GEMV), [noise + input_proj],
+        [all adaLN modulations of the flow head] (one GEMV),
         per flow block: [adaLN + fc1 + SiLU], [fc2 + gated residual],
-        [final layer, z = noise + v, latent, next input row, state advance] (step_end.wgsl).
-  = 5 x layers + 2 x flow blocks + 4 dispatches (46 at full size). The text prefill is
-  8 x layers + 3 dispatches (51) after 3 copies; a voice prefill 8 x layers + 1.
+        [final layer, z = noise + v, latent, next input row, the next frame's noise and
+         input_proj(noise), state advance] (step_end.wgsl).
+  = 5 x layers + 2 x flow blocks + 3 dispatches (45 at full size). The text prefill is
+  8 x layers + 3 dispatches (51) after 3 copies, then frame 0's noise + input_proj (one GEMV);
+  a voice prefill 8 x layers + 1.
 
 The checkpoint's layout is used as stored (build_weights.py needs no LM rules): q and k keep their
 interleaved RoPE pairs (2j, 2j + 1), which the QKV epilogue rotates as neighbouring rows, and attention
@@ -327,6 +330,7 @@ class LanguageModel:
                 program = Program(f"lm start {name} {size}")
                 self._build_voice_start(program, name)
                 program.extend(self._text_programs[size])
+                self._build_first_noise(program)
                 self._start_programs[name, size] = door.compile(program)
         self.step = Program("lm step")
         self._build_step(self.step)
@@ -711,16 +715,6 @@ class LanguageModel:
             gate=S,
             label="adaLN modulations",
         )
-        k.gemv(
-            program,
-            [ops.Segment(self._w(f + "input_proj.weight"), self._w(f + "input_proj.bias"))],
-            prologue=ops.P_NOISE,
-            state=self.state,
-            dst=self.flow_x,
-            extra=self.flow_io,
-            gate=S,
-            label="noise + input_proj",
-        )
         F = d.flow
         for j in range(d.flow_blocks):
             p = f"{f}res_blocks.{j}."
@@ -769,7 +763,23 @@ class LanguageModel:
             mean=self._w("flow_lm.emb_mean"),
             std=self._w("flow_lm.emb_std"),
             input_linear=self._w("flow_lm.input_linear.weight"),
+            input_proj=self._w(f + "input_proj.weight"),
+            input_proj_bias=self._w(f + "input_proj.bias"),
             hidden=d.hidden,
+        )
+
+    def _build_first_noise(self, program: Program) -> None:
+        """Frame 0's noise and the flow head's input from it (each step's end makes the next frame's)."""
+        f = "flow_lm.flow_net."
+        self.kernels.gemv(
+            program,
+            [ops.Segment(self._w(f + "input_proj.weight"), self._w(f + "input_proj.bias"))],
+            prologue=ops.P_NOISE,
+            state=self.state,
+            dst=self.flow_x,
+            extra=self.flow_io,
+            gate=ops.GATE_STEP,
+            label="noise + input_proj",
         )
 
 

@@ -331,6 +331,8 @@ class LmKernelsMore:
         mean: TensorRef,
         std: TensorRef,
         input_linear: TensorRef,
+        input_proj: TensorRef,
+        input_proj_bias: TensorRef,
         hidden: int,
     ) -> None:
         latent, width = linear.rows, linear.cols
@@ -338,11 +340,16 @@ class LmKernelsMore:
             raise ValueError(
                 f"latent size {latent} / flow width {width}: the step's end reads 4 values at a time"
             )
+        if width > 512 or hidden > 512:
+            raise ValueError(f"flow width {width} / hidden {hidden}: the step's end takes at most 512")
+        if (input_proj.rows, input_proj.cols) != (width, latent):
+            shape = f"{input_proj.rows} x {input_proj.cols}"
+            raise ValueError(f"{input_proj.name} is {shape}, not {width} x {latent}")
         data = pack_params(
             GATE_STEP, float(eps), mod_shift, mod_scale,
             *_weight_fields(linear), *_vector_fields(linear_bias), *_vector_fields(mean),
-            *_vector_fields(std), _KIND[input_linear.kind], input_linear.word,
-            input_linear.scales_word, input_linear.padded_cols, 0, 0,
+            *_vector_fields(std), *_weight_fields(input_linear), *_weight_fields(input_proj),
+            *_vector_fields(input_proj_bias),
         )  # fmt: skip
         k = self._kernel(
             "step_end.wgsl", state=True, weights=True, reduce=True, F=width, LATENT=latent, HIDDEN=hidden

@@ -812,10 +812,13 @@ def test_time_embedding(door):
     assert rel(download(door, out), want / 2) < 2e-6
 
 
-@pytest.mark.parametrize("kind", ["q8", "f16"])
-def test_step_end_latent_next_row_and_advance(any_door, kind):
+@pytest.mark.parametrize("kind, other", [("q8", "f16"), ("f16", "q8")])
+def test_step_end_latent_next_row_next_noise_and_advance(any_door, kind, other):
+    """`kind` for the projection and input_linear, `other` for input_proj: q8 matrices take the early
+    loads, f16 ones the late path."""
     rng = np.random.default_rng(11)
     f, latent, h = 512, 32, 64
+    seed, temperature = 99, 0.3
     blob, refs, w = make_blob(
         any_door,
         {
@@ -823,7 +826,9 @@ def test_step_end_latent_next_row_and_advance(any_door, kind):
             "lin_b": (rng.standard_normal(latent) * 0.1, "f16"),
             "mean": (rng.standard_normal(latent), "f32"),
             "std": (0.5 + rng.random(latent), "f32"),
-            "in": (rng.standard_normal((h, latent)) * 0.2, "f16"),
+            "in": (rng.standard_normal((h, latent)) * 0.2, kind),
+            "proj": (rng.standard_normal((f, latent)) * 0.2, other),
+            "proj_b": (rng.standard_normal(f) * 0.1, "f16"),
         },
     )
     kern = ops.LmKernels(any_door, blob)
@@ -832,11 +837,12 @@ def test_step_end_latent_next_row_and_advance(any_door, kind):
     cond = rng.standard_normal(h).astype(np.float32)
     io = np.concatenate([rng.standard_normal(latent), np.zeros(latent)]).astype(np.float32)
     iob, latents, x = upload(any_door, io), zeros(any_door, 4 * 8 * latent), zeros(any_door, 4 * h)
-    state = make_state(any_door, frames=4, pos=200, budget=5)
-    inputs = [upload(any_door, a) for a in (fx, mods, cond)]
+    scale = float(np.float32(math.sqrt(temperature)))
+    state = make_state(any_door, frames=4, pos=200, budget=5, seed=seed, noise_scale=scale)
+    flow_x = upload(any_door, fx)
+    mod_buffer, cond_buffer = upload(any_door, mods), upload(any_door, cond)
 
     def build(p):
-        flow_x, mod_buffer, cond_buffer = inputs
         kern.step_end(
             p,
             state=state,
@@ -854,6 +860,8 @@ def test_step_end_latent_next_row_and_advance(any_door, kind):
             mean=refs["mean"],
             std=refs["std"],
             input_linear=refs["in"],
+            input_proj=refs["proj"],
+            input_proj_bias=refs["proj_b"],
             hidden=h,
         )
 
@@ -863,10 +871,17 @@ def test_step_end_latent_next_row_and_advance(any_door, kind):
     z = io[:latent] + w["lin"] @ xs + w["lin_b"]
     got = download(any_door, latents).reshape(8, latent)
     assert rel(got[4], z * w["std"] + w["mean"]) < 2e-6 and not np.delete(got, 4, axis=0).any()
-    assert rel(download(any_door, iob)[latent:], z) < 2e-6
     assert rel(download(any_door, x), w["in"] @ z + cond) < 2e-6
+    # the next frame's noise (frame 5), kept for its step's end, and the flow head's input from it
+    next_noise = np.asarray(noise(seed, 5, temperature), np.float64)
+    got_io = download(any_door, iob)
+    assert np.abs(got_io[:latent] - next_noise).max() < 2e-6 and rel(got_io[latent:], z) < 2e-6
+    assert rel(download(any_door, flow_x), w["proj"] @ next_noise + w["proj_b"]) < 2e-6
     words = download(any_door, state, np.uint32)
     assert (words[STATE["frames"]], words[STATE["pos"]], words[STATE["end"]]) == (5, 201, 5)  # end = budget
     # past the end it does nothing
+    outputs = (iob, flow_x, x, latents)
+    before = [download(any_door, b) for b in outputs]
     submit(any_door, build)
     assert (download(any_door, state, np.uint32)[:3] == words[:3]).all()
+    assert all((download(any_door, b) == v).all() for b, v in zip(outputs, before, strict=True))

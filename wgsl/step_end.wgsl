@@ -1,25 +1,35 @@
 // The end of a step, in one workgroup: the flow head's final layer (adaLN without affine, then the
 // projection to the latent), z = noise + velocity (one LSD step from t = 0 to 1), the denormalised
-// latent for the codec, the next input row input_linear(z) + condition, and the state advance.
+// latent for the codec, the next input row input_linear(z) + condition, the next frame's noise and
+// the flow head's next input input_proj(noise) + bias (no step of its own: the noise depends only on
+// the seed and the frame; the take's start makes frame 0's), and the state advance.
 // It is the step's last kernel: once it has run, the next step sees frames + 1.
 //
-// Constants: F (flow width), LATENT, HIDDEN.
+// As in gemv.wgsl, every load that waits on nothing this kernel computes is issued first (the
+// residual and its modulation, this invocation's share of the weights, the biases, the condition),
+// and the noise's arithmetic overlaps their latency; only then does the workgroup wait.
+//
+// Constants: F (flow width), LATENT, HIDDEN; F and HIDDEN at most 512 (two elements an invocation).
 
 const WG_SIZE: u32 = 256u;
 const PARTS: u32 = WG_SIZE / LATENT;  // invocations per latent channel in the projection
+const SPAN: u32 = F / PARTS;          // columns of the projection per invocation (64 at the real sizes)
+const EARLY_SPAN: bool = SPAN % 16u == 0u && SPAN <= 64u;  // a q8 span loaded up front
+const EARLY_ROWS: bool = LATENT == 32u;                      // q8 rows of 32 loaded up front
 
 struct Params {
     gate: u32, eps: f32, mod_shift: u32, mod_scale: u32,
     lin_kind: u32, lin_word: u32, lin_scales: u32, lin_padded: u32,
     lin_bias_kind: u32, lin_bias: u32, mean_kind: u32, mean_word: u32,
     std_kind: u32, std_word: u32, in_kind: u32, in_word: u32,
-    in_scales: u32, in_padded: u32, _pad0: u32, _pad1: u32,
+    in_scales: u32, in_padded: u32, proj_kind: u32, proj_word: u32,
+    proj_scales: u32, proj_padded: u32, proj_bias_kind: u32, proj_bias: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> weights: array<u32>;
 @group(0) @binding(2) var<storage, read_write> state: array<u32>;
-@group(0) @binding(3) var<storage, read> flow_x: array<f32>;      // the flow head's residual stream
+@group(0) @binding(3) var<storage, read_write> flow_x: array<f32>;  // the flow head's residual stream
 @group(0) @binding(4) var<storage, read> mods: array<f32>;        // adaLN modulations
 @group(0) @binding(5) var<storage, read> cond: array<f32>;        // the condition vector
 @group(0) @binding(6) var<storage, read_write> flow_io: array<f32>;  // [noise (LATENT), z (LATENT)]
@@ -27,8 +37,10 @@ struct Params {
 @group(0) @binding(8) var<storage, read_write> x: array<f32>;        // the backbone's next input row
 
 var<workgroup> xs: array<f32, F>;
+var<workgroup> parts: array<f32, WG_SIZE>;
+var<workgroup> zn: array<f32, 2 * LATENT>;  // [z, the next frame's noise]
 
-// Values k..k+3 of row `row` of a matrix of any kind (k a multiple of 4).
+// Values k..k+3 of row `row` of a matrix of any kind (k a multiple of 4): the late path.
 fn weights4(kind: u32, word: u32, scales: u32, cols: u32, padded: u32, row: u32, k: u32) -> vec4<f32> {
     if (kind == KIND_Q8) {
         let w = weights[word + row * (padded / 4u) + k / 4u];
@@ -42,60 +54,174 @@ fn weights4(kind: u32, word: u32, scales: u32, cols: u32, padded: u32, row: u32,
     return vec4<f32>(bitcast<f32>(weights[i]), bitcast<f32>(weights[i + 1u]),
                      bitcast<f32>(weights[i + 2u]), bitcast<f32>(weights[i + 3u]));
 }
-var<workgroup> parts: array<f32, WG_SIZE>;
-var<workgroup> zs: array<f32, LATENT>;
+
+fn words4(at: u32) -> vec4<u32> {
+    return vec4<u32>(weights[at], weights[at + 1u], weights[at + 2u], weights[at + 3u]);
+}
+
+fn xs4(k: u32) -> vec4<f32> {
+    return vec4<f32>(xs[k], xs[k + 1u], xs[k + 2u], xs[k + 3u]);
+}
+
+fn zn4(j: u32) -> vec4<f32> {
+    return vec4<f32>(zn[j], zn[j + 1u], zn[j + 2u], zn[j + 3u]);
+}
+
+fn q8_dot_xs(w: vec4<u32>, k: u32) -> f32 {
+    return dot(vec4<f32>(unpack4xI8(w.x)), xs4(k)) + dot(vec4<f32>(unpack4xI8(w.y)), xs4(k + 4u))
+        + dot(vec4<f32>(unpack4xI8(w.z)), xs4(k + 8u)) + dot(vec4<f32>(unpack4xI8(w.w)), xs4(k + 12u));
+}
+
+fn q8_dot_zn(w: vec4<u32>, j: u32) -> f32 {
+    return dot(vec4<f32>(unpack4xI8(w.x)), zn4(j)) + dot(vec4<f32>(unpack4xI8(w.y)), zn4(j + 4u))
+        + dot(vec4<f32>(unpack4xI8(w.z)), zn4(j + 8u)) + dot(vec4<f32>(unpack4xI8(w.w)), zn4(j + 12u));
+}
+
+// ---- the early loads ----------------------------------------------------------------------------
+// Element i of the flow residual with its modulation (0 past F; the loads stay in bounds).
+struct FlowElem { x: f32, scale: f32, shift: f32 }
+
+fn flow_elem(i: u32) -> FlowElem {
+    let j = min(i, F - 1u);
+    var e = FlowElem(flow_x[j], mods[params.mod_scale + j], mods[params.mod_shift + j]);
+    if (i >= F) { e = FlowElem(0.0, 0.0, 0.0); }
+    return e;
+}
+
+// This invocation's SPAN q8 values of the projection's row `row` from column `first`, in chunks of 16.
+struct Span { w0: vec4<u32>, w1: vec4<u32>, w2: vec4<u32>, w3: vec4<u32>, s: vec4<f32> }
+
+fn load_span(row: u32, first: u32) -> Span {
+    var r: Span;
+    if (!EARLY_SPAN || params.lin_kind != KIND_Q8) { return r; }
+    let base = params.lin_word + row * (params.lin_padded / 4u) + first / 4u;
+    r.w0 = words4(base);
+    r.s.x = q8_scale(params.lin_scales, row, params.lin_padded, first / 32u);
+    if (SPAN > 16u) {
+        r.w1 = words4(base + 4u);
+        r.s.y = q8_scale(params.lin_scales, row, params.lin_padded, (first + 16u) / 32u);
+    }
+    if (SPAN > 32u) {
+        r.w2 = words4(base + 8u);
+        r.s.z = q8_scale(params.lin_scales, row, params.lin_padded, (first + 32u) / 32u);
+    }
+    if (SPAN > 48u) {
+        r.w3 = words4(base + 12u);
+        r.s.w = q8_scale(params.lin_scales, row, params.lin_padded, (first + 48u) / 32u);
+    }
+    return r;
+}
+
+fn span_dot(r: Span, first: u32) -> f32 {
+    var acc = r.s.x * q8_dot_xs(r.w0, first);
+    if (SPAN > 16u) { acc += r.s.y * q8_dot_xs(r.w1, first + 16u); }
+    if (SPAN > 32u) { acc += r.s.z * q8_dot_xs(r.w2, first + 32u); }
+    if (SPAN > 48u) { acc += r.s.w * q8_dot_xs(r.w3, first + 48u); }
+    return acc;
+}
+
+// A q8 row of LATENT = 32 values (input_linear, input_proj): two chunks of 16 and the row's scale;
+// scale 0 when the row does not exist or is read late.
+struct Row32 { a: vec4<u32>, b: vec4<u32>, s: f32 }
+
+fn load_row32(kind: u32, word: u32, scales: u32, padded: u32, row: u32, rows: u32) -> Row32 {
+    var r: Row32;
+    if (!EARLY_ROWS || kind != KIND_Q8 || row >= rows) { return r; }
+    let base = word + row * (padded / 4u);
+    r.a = words4(base);
+    r.b = words4(base + 4u);
+    r.s = q8_scale(scales, row, padded, 0u);
+    return r;
+}
+
+// Row `row` of a LATENT-wide matrix times zn[at..at + LATENT]: early (q8) or loaded here.
+fn latent_row_dot(r: Row32, kind: u32, word: u32, scales: u32, padded: u32, row: u32, at: u32) -> f32 {
+    if (EARLY_ROWS && kind == KIND_Q8) {
+        return r.s * (q8_dot_zn(r.a, at) + q8_dot_zn(r.b, at + 16u));
+    }
+    var v = 0.0;
+    for (var j = 0u; j < LATENT; j += 4u) {
+        v += dot(weights4(kind, word, scales, LATENT, padded, row, j), zn4(at + j));
+    }
+    return v;
+}
 
 @compute @workgroup_size(256)
 fn main(ids: Ids) {
-    if (skip_workgroup(params.gate, ids.lid)) { return; }
+    let lid = ids.lid;
     let frame = state[S_FRAMES];
-
-    // adaLN of the flow residual (LayerNorm without affine, then shift and scale)
-    var s = 0.0;
-    for (var i = ids.lid; i < F; i += WG_SIZE) { xs[i] = flow_x[i]; s += xs[i]; }
-    let mean = workgroup_sum(s, ids) / f32(F);
-    var sq = 0.0;
-    for (var i = ids.lid; i < F; i += WG_SIZE) { let d = xs[i] - mean; sq += d * d; }
-    let rstd = 1.0 / sqrt(workgroup_sum(sq, ids) / f32(F) + params.eps);
-    for (var i = ids.lid; i < F; i += WG_SIZE) {
-        xs[i] = (xs[i] - mean) * rstd * (1.0 + mods[params.mod_scale + i]) + mods[params.mod_shift + i];
+    let seed = state[S_SEED];
+    let noise_scale = bitcast<f32>(state[S_NOISE_SCALE]);
+    let f0 = flow_elem(lid);
+    let f1 = flow_elem(lid + WG_SIZE);
+    let channel = lid / PARTS;
+    let first = (lid % PARTS) * SPAN;
+    let span = load_span(channel, first);
+    var head = vec4<f32>(0.0);  // lid < LATENT: (this frame's noise, the projection's bias, std, mean)
+    if (lid < LATENT) {
+        head = vec4<f32>(flow_io[lid], vector_at(params.lin_bias_kind, params.lin_bias, lid),
+                         vector_at(params.std_kind, params.std_word, lid),
+                         vector_at(params.mean_kind, params.mean_word, lid));
     }
+    let r1 = lid + WG_SIZE;
+    let in0 = load_row32(params.in_kind, params.in_word, params.in_scales, params.in_padded, lid, HIDDEN);
+    let in1 = load_row32(params.in_kind, params.in_word, params.in_scales, params.in_padded, r1, HIDDEN);
+    let pr0 = load_row32(params.proj_kind, params.proj_word, params.proj_scales, params.proj_padded, lid, F);
+    let pr1 = load_row32(params.proj_kind, params.proj_word, params.proj_scales, params.proj_padded, r1, F);
+    let cond0 = cond[min(lid, HIDDEN - 1u)];
+    let cond1 = cond[min(r1, HIDDEN - 1u)];
+    let bias0 = vector_at(params.proj_bias_kind, params.proj_bias, min(lid, F - 1u));
+    let bias1 = vector_at(params.proj_bias_kind, params.proj_bias, min(r1, F - 1u));
+    var next_noise = 0.0;  // arithmetic only, while the loads above are on their way
+    if (lid < LATENT) { next_noise = noise_value(seed, frame + 1u, lid) * noise_scale; }
+    if (skip_workgroup(params.gate, lid)) { return; }
+
+    // adaLN of the flow residual: LayerNorm without affine (sum and sum of squares in one pass, as
+    // gemv's prologue), then scale and shift
+    let sums = workgroup_sum2(vec2<f32>(f0.x + f1.x, f0.x * f0.x + f1.x * f1.x), ids) / f32(F);
+    let mean = sums.x;
+    let rstd = 1.0 / sqrt(max(sums.y - mean * mean, 0.0) + params.eps);
+    if (lid < F) { xs[lid] = (f0.x - mean) * rstd * (1.0 + f0.scale) + f0.shift; }
+    if (r1 < F) { xs[r1] = (f1.x - mean) * rstd * (1.0 + f1.scale) + f1.shift; }
     workgroupBarrier();
 
-    // the velocity: PARTS invocations per channel, each a contiguous slice of the F columns
-    let channel = ids.lid / PARTS;
-    let span = F / PARTS;
+    // the velocity: PARTS invocations per channel, each a contiguous slice of SPAN columns
     var acc = 0.0;
-    for (var k = (ids.lid % PARTS) * span; k < (ids.lid % PARTS + 1u) * span; k += 4u) {
-        let w = weights4(params.lin_kind, params.lin_word, params.lin_scales, F, params.lin_padded, channel, k);
-        acc += dot(w, vec4<f32>(xs[k], xs[k + 1u], xs[k + 2u], xs[k + 3u]));
+    if (EARLY_SPAN && params.lin_kind == KIND_Q8) {
+        acc = span_dot(span, first);
+    } else {
+        for (var k = first; k < first + SPAN; k += 4u) {
+            let w = weights4(params.lin_kind, params.lin_word, params.lin_scales, F, params.lin_padded, channel, k);
+            acc += dot(w, xs4(k));
+        }
     }
-    parts[ids.lid] = acc;
+    parts[lid] = acc;
     workgroupBarrier();
-    if (ids.lid < LATENT) {
-        var v = 0.0;
-        for (var p = 0u; p < PARTS; p++) { v += parts[ids.lid * PARTS + p]; }
-        v += vector_at(params.lin_bias_kind, params.lin_bias, ids.lid);
-        let z = flow_io[ids.lid] + v;
-        zs[ids.lid] = z;
-        flow_io[LATENT + ids.lid] = z;
-        let std_ = vector_at(params.std_kind, params.std_word, ids.lid);
-        let mean_ = vector_at(params.mean_kind, params.mean_word, ids.lid);
-        latents[frame * LATENT + ids.lid] = z * std_ + mean_;
+    if (lid < LATENT) {
+        var v = head.y;
+        for (var p = 0u; p < PARTS; p++) { v += parts[lid * PARTS + p]; }
+        let z = head.x + v;
+        zn[lid] = z;
+        zn[LATENT + lid] = next_noise;
+        flow_io[lid] = next_noise;
+        flow_io[LATENT + lid] = z;
+        latents[frame * LATENT + lid] = z * head.z + head.w;
     }
     workgroupBarrier();
 
-    // the next row the backbone reads: input_linear(z) + condition
-    for (var r = ids.lid; r < HIDDEN; r += WG_SIZE) {
-        var v = 0.0;
-        for (var j = 0u; j < LATENT; j += 4u) {
-            let w = weights4(params.in_kind, params.in_word, params.in_scales, LATENT, params.in_padded, r, j);
-            v += dot(w, vec4<f32>(zs[j], zs[j + 1u], zs[j + 2u], zs[j + 3u]));
-        }
-        x[r] = v + cond[r];
+    // the backbone's next input row, input_linear(z) + condition, and the flow head's next input,
+    // input_proj(next noise) + bias
+    let pm = params;
+    if (lid < HIDDEN) { x[lid] = latent_row_dot(in0, pm.in_kind, pm.in_word, pm.in_scales, pm.in_padded, lid, 0u) + cond0; }
+    if (r1 < HIDDEN) { x[r1] = latent_row_dot(in1, pm.in_kind, pm.in_word, pm.in_scales, pm.in_padded, r1, 0u) + cond1; }
+    if (lid < F) {
+        flow_x[lid] = latent_row_dot(pr0, pm.proj_kind, pm.proj_word, pm.proj_scales, pm.proj_padded, lid, LATENT) + bias0;
+    }
+    if (r1 < F) {
+        flow_x[r1] = latent_row_dot(pr1, pm.proj_kind, pm.proj_word, pm.proj_scales, pm.proj_padded, r1, LATENT) + bias1;
     }
     workgroupBarrier();
-    if (ids.lid == 0u) {
+    if (lid == 0u) {
         let made = frame + 1u;
         state[S_FRAMES] = made;
         state[S_POS] = state[S_POS] + 1u;
