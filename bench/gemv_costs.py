@@ -24,13 +24,17 @@ GEMV = ROOT / "wgsl" / "gemv.wgsl"
 CUTS = {
     "whole": [],
     "no gate": [("if (skip_workgroup(params.gate, ids.lid)) { return; }", "")],
-    "no prologue": [("    prologue(ids, group == 0u);\n", "")],
-    "no weight rows": [("if (row < params.rows) { acc = row_dot(row, lane); }", "acc = xs[lane];")],
+    "no prologue": [("    prologue(ids, inputs, merge, group == 0u);\n", "")],
+    "no weight rows": [
+        ("let share = load_row_share(row, lane);", "var share: RowShare;"),
+        ("acc = row_dot(row, lane);", "acc = xs[lane];"),
+    ],
     "no epilogue": [
+        ("let tail = load_tail(group, ids.lid);", "var tail: Tail;"),
         (
-            "if (r < params.rows) { epilogue(r, totals[ids.lid]); }",
-            "if (r == 0xffffffffu) { epilogue(r, 0.0); }",
-        )
+            "if (r < params.rows) { epilogue(r, totals[ids.lid], tail); }",
+            "if (r == 0xffffffffu) { epilogue(r, 0.0, tail); }",
+        ),
     ],
 }
 
