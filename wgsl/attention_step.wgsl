@@ -28,6 +28,7 @@ struct Params {
 var<workgroup> qs: array<f32, HEAD_DIM>;
 var<workgroup> scores: array<f32, CHUNK>;
 var<workgroup> sums: array<f32, GROUPS * HEAD_DIM>;
+var<workgroup> key_count: u32;  // `count` made visibly uniform for the score loop's barriers
 
 // kv_row and kv_pair: kv_cache.wgsl
 
@@ -84,8 +85,12 @@ fn main(ids: Ids) {
     let key_lane = ids.lid % KEY_LANES;
     let slot = ids.lid / KEY_LANES;
     let last_key = max(count, 1u) - 1u;
+    // The loop has barriers (lanes_sum), so its bound must be uniform to WGSL's analysis, which counts
+    // anything derived from the workgroup id as possibly non-uniform.
+    if (ids.lid == 0u) { key_count = count; }
+    let uniform_count = workgroupUniformLoad(&key_count);
     var m = -3.0e38;
-    for (var i0 = 0u; i0 < count; i0 += KEYS_AT_ONCE) {
+    for (var i0 = 0u; i0 < uniform_count; i0 += KEYS_AT_ONCE) {
         let i = i0 + slot;
         let key = start + min(i, last_key);
         let s = lanes_sum(score_part(kv_row(key, 0u, head), key_lane), ids, KEY_LANES) * params.scale;
