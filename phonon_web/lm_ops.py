@@ -37,11 +37,13 @@ GATE_ALWAYS, GATE_STEP, GATE_BACKBONE = 0, 1, 2
 # gemv.wgsl prologues and epilogues
 P_LOAD, P_LAYERNORM, P_ADALN, P_SILU, P_ATTN_MERGE, P_NOISE = range(6)
 E_STORE, E_GELU, E_SILU, E_RESIDUAL, E_GATED_RESIDUAL, E_QKV_ROPE, E_COND_EOS = range(7)
-GEMV_LANES = (32, 16, 8)  # lanes per row a gemv may use; a workgroup (256) does 256 / lanes rows
-# A gemv whose rows would take more than this many workgroups at 32 lanes a row gives each row fewer
-# lanes: every workgroup repeats the prologue, and fewer of them measured faster on the H200 (QKV and
-# fc1 at 16 lanes 1.8 us faster each, the flow head's 10240 modulation rows at 8 lanes 11 us faster;
-# 64 or 32 here were slower than 128: bench/results/h200-ab-gemv-early-loads-2026-11-30.json).
+GEMV_LANES = (128, 64, 32, 16, 8)  # lanes per row a gemv may use; a workgroup (256) does 256 / lanes rows
+# A gemv takes the most lanes a row (no more than its q8 rows have 16-byte chunks) that keep it within
+# this many workgroups, else the fewest: fewer, wider workgroups repeat the prologue less often in all,
+# and a long row spread over more lanes waits on fewer loads a lane. On the H200: QKV and fc1 at 16
+# lanes 1.8 us faster each, the flow head's 10240 modulation rows at 8 lanes 11 us faster (64 or 32
+# here were slower than 128: bench/results/h200-ab-gemv-early-loads-2026-11-30.json); fc2 (2048 wide)
+# at 64 lanes 2 us faster, and 256 here slower (bench/results/h200-ab-gemv-lanes-2026-11-30.json).
 GEMV_MAX_GROUPS = 128
 MAX_SEGMENTS = 8
 WORKGROUP_BYTES = 16384  # WebGPU's portable maxComputeWorkgroupStorageSize
@@ -167,13 +169,14 @@ class _LmKernelsBase:
         run a fixed number of times). `lanes` per row: None chooses (see GEMV_MAX_GROUPS)."""
         if not 1 <= len(segments) <= MAX_SEGMENTS:
             raise ValueError(f"{label}: 1 to {MAX_SEGMENTS} segments")
-        if lanes is None:
-            rows = sum(seg.weight.rows for seg in segments)
-            lanes = next((n for n in GEMV_LANES if _ceil(rows, 256 // n) <= GEMV_MAX_GROUPS), GEMV_LANES[-1])
-        if lanes not in GEMV_LANES:
-            raise ValueError(f"{label}: {lanes} lanes per row; a gemv uses one of {GEMV_LANES}")
         k = segments[0].weight.cols
         kp = _ceil(k, 32) * 32
+        if lanes is None:
+            rows = sum(seg.weight.rows for seg in segments)
+            fits = [n for n in GEMV_LANES if n <= max(kp // 16, GEMV_LANES[-1])]
+            lanes = next((n for n in fits if _ceil(rows, 256 // n) <= GEMV_MAX_GROUPS), fits[-1])
+        if lanes not in GEMV_LANES:
+            raise ValueError(f"{label}: {lanes} lanes per row; a gemv uses one of {GEMV_LANES}")
         if prologue == P_ATTN_MERGE and fields.get("heads", 0) * splits > 256:
             raise ValueError(f"{label}: at most 256 (head, split) pairs to merge")
         if 4 * kp + 5 * 1024 > WORKGROUP_BYTES:  # x, plus the reductions' and the merge's scratch

@@ -144,8 +144,11 @@ def test_state_words_match_lm_state_wgsl():
 @pytest.mark.parametrize(
     "k, lanes",
     # 512 and 2048 are the model's widths; 200 pads its q8 rows; 2560 is too long for the early
-    # loads of the input and the rows (the late paths); 8 and 16 lanes a row take 2 to 16 turns each
-    [(512, 32), (200, 32), (2048, 32), (2560, 32), (512, 16), (200, 8), (2048, 8)],
+    # loads of the input (the late path), and for the rows' at 32 lanes; 8 and 16 lanes a row take 2
+    # to 16 turns each; 64 and 128 lanes take rows of 2048 and 2560 in two turns, and rows of 512 with
+    # lanes to spare (they read nothing)
+    [(512, 32), (200, 32), (2048, 32), (2560, 32), (512, 16), (200, 8), (2048, 8), (2048, 64),
+     (2560, 128), (512, 64)],
 )
 def test_gemv_segments_of_every_kind_with_layernorm_and_gelu(any_door, k, lanes):
     rng = np.random.default_rng(k)
@@ -275,7 +278,7 @@ def test_gemv_silu_prologue_store_and_residual(any_door):
 
 
 @pytest.mark.parametrize("kv_f16", [False, True])
-@pytest.mark.parametrize("kind, lanes", [("q8", 32), ("f32", 32), ("q8", 16)])
+@pytest.mark.parametrize("kind, lanes", [("q8", 32), ("f32", 32), ("q8", 16), ("q8", 64)])
 def test_gemv_qkv_rope_and_kv_write(any_door, kv_f16, kind, lanes):
     rng = np.random.default_rng(3)
     heads, head_dim, layers, layer, pos = 4, 64, 2, 1, 37

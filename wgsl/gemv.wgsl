@@ -6,8 +6,8 @@
 //   EPILOGUE  what happens to each row's sum (E_* below)
 //   KV_F16    the KV cache holds f16 pairs (pack2x16float) rather than f32 (E_QKV_ROPE only)
 //   SPLITS    P_ATTN_MERGE: the attention's splits per head (1 otherwise)
-//   LANES     lanes per row: 32, 16 or 8; the workgroup (256 invocations) does ROWS = 256 / LANES rows.
-//             Fewer lanes per row mean fewer workgroups, each repeating the prologue less often in all.
+//   LANES     lanes per row (8 to 128, a power of two); the workgroup (256 invocations) does
+//             ROWS = 256 / LANES rows. phonon_web/lm_ops.py chooses it from the rows and K.
 // Each lane reads 16 bytes of a row at a time (16 q8 values, 8 f16 or 4 f32). Rows come from up to 8
 // segments (tensors with the same K, each with its own kind, offsets and bias), so several matrices
 // that read the same input share one dispatch.

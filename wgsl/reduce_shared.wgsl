@@ -64,7 +64,7 @@ fn workgroup_max(v: f32, ids: Ids) -> f32 {
 }
 
 // The sum of `v` over each aligned group of `lanes` invocations (one GEMV row; lanes a power of two
-// up to 32); valid in lane 0 of the group.
+// up to 256); valid in lane 0 of the group.
 fn lanes_sum(v: f32, ids: Ids, lanes: u32) -> f32 {
     workgroupBarrier();
     reduce_scratch[ids.lid] = v;
