@@ -2,10 +2,10 @@
 
     python bench/dispatch_costs.py [--out FILE.json]
 
-Times chains of 46 dispatches (a step's count) replayed 100 times in one submit, as speed.py times its
-dispatch floor, for probe kernels (bench/wgsl/probe.wgsl): empty, the step's gate, dependent loads,
-workgroup barriers and independent loads, at several workgroup counts; and the same empty chain with a
-buffer of its own per dispatch, which needs no barrier between dispatches.
+Times chains of 46 dispatches (a step's count when written; 45 now) replayed 100 times in one submit,
+as speed.py times its dispatch floor, for probe kernels (bench/wgsl/probe.wgsl): empty, the step's
+gate, dependent loads, workgroup barriers and independent loads, at several workgroup counts; and the
+same empty chain with a buffer of its own per dispatch, which needs no barrier between dispatches.
 """
 
 from __future__ import annotations
