@@ -6,7 +6,8 @@ fetches the pipeline (cached by the door per distinct kernel) and makes one bind
 one dispatch to a Program. Requests only write bytes into buffers that already exist.
 
 The kernels (in wgsl/):
-  gemv.wgsl               one-row matrix products with prologues/epilogues (the step)
+  gemv.wgsl               one-row matrix products with prologues/epilogues (the step), with
+                          gemv_early_loads.wgsl and gemv_prologues.wgsl
   attention_step.wgsl     one query against the KV cache, split over the keys
   step_end.wgsl           the flow head's last layer, the latent, the next input row, the state advance
   condition.wgsl          the condition vector for this request's duration_delta, and the BOS row
@@ -110,7 +111,10 @@ class _LmKernelsBase:
         self._partials = None  # matmul partial sums, made when the first split matmul is built
 
     # ---- plumbing ----------------------------------------------------------------------------
-    def _kernel(self, main: str, *, state: bool, weights: bool, reduce: bool, kv: bool = False, **constants):
+    def _kernel(
+        self, main: str, *, state: bool, weights: bool, reduce: bool, kv: bool = False, parts=(), **constants
+    ):
+        """`main` and the helpers it asks for; `parts`: files of its own that come just before it."""
         files = []
         if state:
             files.append("lm_state.wgsl")
@@ -121,6 +125,7 @@ class _LmKernelsBase:
             files.append("weights.wgsl")
         if kv:
             files.append("kv_cache.wgsl")
+        files.extend(parts)
         files.append(main)
         features = self.features if reduce else frozenset()
         return kernel(*files, features=features, **constants)
@@ -215,6 +220,7 @@ class _LmKernelsBase:
         data = pack_params(*[_field(n, values[n]) for n in _GEMV_HEADER], *seg_words)
         kern = self._kernel(
             "gemv.wgsl",
+            parts=("gemv_early_loads.wgsl", "gemv_prologues.wgsl"),
             state=True,
             weights=True,
             reduce=True,

@@ -1,0 +1,157 @@
+// gemv.wgsl's early loads: what each invocation reads before its first wait (see gemv.wgsl's header
+// for why). Module-scope names (params, weights, src, aux, dst, state and the constants) are gemv.wgsl's;
+// WGSL resolves them in any order, and lm_ops puts this file before gemv.wgsl.
+
+// A lane's share of a q8 row: its chunks lane, lane + LANES, ... (at most 4), with their scales.
+struct RowShare {
+    w0: vec4<u32>, w1: vec4<u32>, w2: vec4<u32>, w3: vec4<u32>,
+    scales: vec4<f32>,  // 0 for a turn past the row's end, so that turn adds nothing
+    q8: bool,           // false: the row is f16 or f32 (or there is no row), read in the dot instead
+}
+
+// Words at..at + 3 of the weights. (Reading them as one 16-byte element through an array<vec4<u32>>
+// view of the weights, with every q8 tensor placed on 16 bytes, measured no faster on the H200.)
+fn words4(at: u32) -> vec4<u32> {
+    return vec4<u32>(weights[at], weights[at + 1u], weights[at + 2u], weights[at + 3u]);
+}
+
+// The chunk a lane reads in a turn, kept inside the row so that a turn past its end still reads
+// in bounds (its scale is 0).
+fn lane_chunk(lane: u32, turn: u32) -> u32 {
+    return min(lane + turn * LANES, CHUNKS - 1u);
+}
+
+fn load_row_share(row: u32, lane: u32) -> RowShare {
+    var r: RowShare;
+    if (!EARLY_ROWS || row >= params.rows) { return r; }
+    let where_ = segment_of(row);
+    let seg = params.segs[where_.x];
+    if (seg.kind != KIND_Q8) { return r; }
+    r.q8 = true;
+    // every q8 segment of a gemv is padded to KP (lm_ops checks)
+    let base = seg.word + where_.y * (KP / 4u);
+    r.w0 = words4(base + lane_chunk(lane, 0u) * 4u);
+    r.scales.x = q8_scale(seg.scales, where_.y, KP, lane_chunk(lane, 0u) / 2u);
+    if (TURNS > 1u) {
+        r.w1 = words4(base + lane_chunk(lane, 1u) * 4u);
+        r.scales.y = q8_scale(seg.scales, where_.y, KP, lane_chunk(lane, 1u) / 2u);
+    }
+    if (TURNS > 2u) {
+        r.w2 = words4(base + lane_chunk(lane, 2u) * 4u);
+        r.scales.z = q8_scale(seg.scales, where_.y, KP, lane_chunk(lane, 2u) / 2u);
+    }
+    if (TURNS > 3u) {
+        r.w3 = words4(base + lane_chunk(lane, 3u) * 4u);
+        r.scales.w = q8_scale(seg.scales, where_.y, KP, lane_chunk(lane, 3u) / 2u);
+    }
+    let in_row = lane + vec4<u32>(0u, 1u, 2u, 3u) * LANES < vec4<u32>(CHUNKS);
+    r.scales = select(vec4<f32>(0.0), r.scales, in_row);
+    return r;
+}
+
+// What the prologue needs of element i of x (0 past K; the loads themselves stay in bounds).
+struct Elem { x: f32, w: f32, b: f32, scale: f32, shift: f32 }
+
+fn load_elem(i: u32) -> Elem {
+    let j = min(i, K - 1u);
+    var e = Elem(src[params.src_offset + j], 1.0, 0.0, 0.0, 0.0);
+    if (NORMS && params.ln_affine != 0u) {
+        e.w = vector_at(params.ln_kind, params.ln_w, j);
+        e.b = vector_at(params.ln_kind, params.ln_b, j);
+    }
+    if (PROLOGUE == P_ADALN) {
+        e.scale = aux[params.mod_scale + j];
+        e.shift = aux[params.mod_shift + j];
+    }
+    if (i >= K) { e.x = 0.0; }
+    return e;
+}
+
+// An invocation's elements lid, lid + 256, ... (XTURNS of them, at most 8).
+struct Inputs { e0: Elem, e1: Elem, e2: Elem, e3: Elem, e4: Elem, e5: Elem, e6: Elem, e7: Elem }
+
+fn load_inputs(lid: u32) -> Inputs {
+    var v: Inputs;
+    if (!READS_SRC || !EARLY_X) { return v; }
+    v.e0 = load_elem(lid);
+    if (XTURNS > 1u) { v.e1 = load_elem(lid + WG_SIZE); }
+    if (XTURNS > 2u) { v.e2 = load_elem(lid + 2u * WG_SIZE); }
+    if (XTURNS > 3u) { v.e3 = load_elem(lid + 3u * WG_SIZE); }
+    if (XTURNS > 4u) { v.e4 = load_elem(lid + 4u * WG_SIZE); }
+    if (XTURNS > 5u) { v.e5 = load_elem(lid + 5u * WG_SIZE); }
+    if (XTURNS > 6u) { v.e6 = load_elem(lid + 6u * WG_SIZE); }
+    if (XTURNS > 7u) { v.e7 = load_elem(lid + 7u * WG_SIZE); }
+    return v;
+}
+
+// P_ATTN_MERGE: one element's outputs of its head's splits 0..7 (a split past SPLITS reads the last
+// one again; its weight is 0), and this invocation's part's (max, sum) when it has one.
+struct MergeInputs { a0: vec4<f32>, a1: vec4<f32>, b0: vec4<f32>, b1: vec4<f32>, stats: vec2<f32> }
+
+fn split_outputs(i: u32) -> array<vec4<f32>, 2> {
+    let j = min(i, K - 1u);
+    let head = j / params.head_dim;
+    let d = j % params.head_dim;
+    let t = head * SPLITS;
+    let last = t + SPLITS - 1u;
+    let s = params.part_stride;
+    return array<vec4<f32>, 2>(
+        vec4<f32>(src[t * s + d], src[min(t + 1u, last) * s + d],
+                  src[min(t + 2u, last) * s + d], src[min(t + 3u, last) * s + d]),
+        vec4<f32>(src[min(t + 4u, last) * s + d], src[min(t + 5u, last) * s + d],
+                  src[min(t + 6u, last) * s + d], src[min(t + 7u, last) * s + d]));
+}
+
+fn load_merge_inputs(lid: u32) -> MergeInputs {
+    var v: MergeInputs;
+    if (PROLOGUE != P_ATTN_MERGE) { return v; }
+    if (lid < params.heads * SPLITS) {
+        let at = lid * params.part_stride + params.head_dim;
+        v.stats = vec2<f32>(src[at], src[at + 1u]);
+    }
+    if (EARLY_MERGE) {
+        let a = split_outputs(lid);
+        v.a0 = a[0];
+        v.a1 = a[1];
+        if (KP > WG_SIZE) {
+            let b = split_outputs(lid + WG_SIZE);
+            v.b0 = b[0];
+            v.b1 = b[1];
+        }
+    }
+    return v;
+}
+
+// The epilogue's reads. E_QKV_ROPE (invocation p < ROWS / 2 takes rows r = 2p, 2p + 1 of the group):
+// a, b the two biases, c, d the cosine and sine, pos the KV position. Otherwise (invocation
+// r < ROWS takes row r): a the bias, b the old value (residuals) or the time embedding (E_COND_EOS),
+// c the gate (E_GATED_RESIDUAL).
+struct Tail { a: f32, b: f32, c: f32, d: f32, pos: u32 }
+
+fn load_tail(group: u32, lid: u32) -> Tail {
+    var t: Tail;
+    if (EPILOGUE == E_QKV_ROPE) {
+        let r = group * ROWS + 2u * lid;
+        if (lid < ROWS / 2u && r < params.rows) {
+            t.pos = state[S_POS];
+            t.a = bias_of(r);
+            t.b = bias_of(r + 1u);
+            if (r < 2u * params.heads * params.head_dim) {
+                let j = (r % params.head_dim) / 2u;
+                let at = (t.pos * (params.head_dim / 2u) + j) * 2u;
+                t.c = aux[at];
+                t.d = aux[at + 1u];
+            }
+        }
+        return t;
+    }
+    let r = group * ROWS + lid;
+    if (lid < ROWS && r < params.rows) {
+        t.a = bias_of(r);
+        if (EPILOGUE == E_RESIDUAL || EPILOGUE == E_GATED_RESIDUAL) { t.b = dst[params.dst_offset + r]; }
+        if (EPILOGUE == E_GATED_RESIDUAL) { t.c = aux[params.mod_gate + r]; }
+        if (EPILOGUE == E_COND_EOS && r < params.segs[0].end) { t.b = aux[params.aux_offset + r]; }
+    }
+    return t;
+}
+
