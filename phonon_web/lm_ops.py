@@ -195,7 +195,6 @@ class _LmKernelsBase:
                 raise ValueError(f"{label}: {w.name} has {w.cols} columns, not {k}")
             if w.kind == "q8" and w.padded_cols != kp:
                 raise ValueError(f"{label}: {w.name} is padded to {w.padded_cols}, not {kp}")
-
             if (w.kind == "f16" and k % 8) or (w.kind == "f32" and k % 4):
                 raise ValueError(f"{label}: {w.name}: {k} columns do not split into 16-byte reads")
             end += w.rows

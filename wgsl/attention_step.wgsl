@@ -77,22 +77,21 @@ fn main(ids: Ids) {
     let chunk = (keys + params.splits - 1u) / params.splits;
     let start = min(split * chunk, keys);
     let count = min(chunk, keys - start);
+    let last = max(count, 1u) - 1u;  // the split's last key (a key past it is read as this one, weight 0)
     if (ids.lid < HEAD_DIM) { qs[ids.lid] = q_value; }
-    workgroupBarrier();
 
     // Scores: KEY_LANES lanes share each key, KEYS_AT_ONCE keys a turn.
     let record = params.align != 0u && head == params.align_head;
     let key_lane = ids.lid % KEY_LANES;
     let slot = ids.lid / KEY_LANES;
-    let last_key = max(count, 1u) - 1u;
     // The loop has barriers (lanes_sum), so its bound must be uniform to WGSL's analysis, which counts
     // anything derived from the workgroup id as possibly non-uniform.
     if (ids.lid == 0u) { key_count = count; }
-    let uniform_count = workgroupUniformLoad(&key_count);
+    let uniform_count = workgroupUniformLoad(&key_count);  // its barrier also publishes `qs`
     var m = -3.0e38;
     for (var i0 = 0u; i0 < uniform_count; i0 += KEYS_AT_ONCE) {
         let i = i0 + slot;
-        let key = start + min(i, last_key);
+        let key = start + min(i, last);
         let s = lanes_sum(score_part(kv_row(key, 0u, head), key_lane), ids, KEY_LANES) * params.scale;
         if (key_lane == 0u && i < count) {
             scores[i] = s;
@@ -114,7 +113,6 @@ fn main(ids: Ids) {
     // Four keys a turn, their loads issued together: a loop that waits for each load pays its
     // latency once per key. Keys past `count` get weight 0 and read the last key again.
     var o = vec2<f32>(0.0, 0.0);
-    let last = max(count, 1u) - 1u;
     for (var i = group; i < count; i += 4u * GROUPS) {
         let i1 = min(i + GROUPS, last);
         let i2 = min(i + 2u * GROUPS, last);

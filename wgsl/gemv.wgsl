@@ -131,8 +131,7 @@ fn h2(i: u32) -> vec4<f32> {
 
 fn chunk_dot(w: vec4<u32>, chunk: u32) -> f32 {
     let x = chunk * 16u;
-    return dot(vec4<f32>(unpack4xI8(w.x)), xs4(x)) + dot(vec4<f32>(unpack4xI8(w.y)), xs4(x + 4u))
-        + dot(vec4<f32>(unpack4xI8(w.z)), xs4(x + 8u)) + dot(vec4<f32>(unpack4xI8(w.w)), xs4(x + 12u));
+    return q8_dot16(w, xs4(x), xs4(x + 4u), xs4(x + 8u), xs4(x + 12u));
 }
 
 // This lane's share of a q8 row's dot product with xs, from its early loads.
@@ -154,7 +153,7 @@ fn row_dot(row: u32, lane: u32) -> f32 {
     if (seg.kind == KIND_Q8) {
         let row_base = seg.word + local * (seg.padded / 4u);
         for (var c = lane; c < seg.padded / 16u; c += LANES) {
-            acc += chunk_dot(words4(row_base + c * 4u), c) * q8_scale(seg.scales, local, seg.padded, c / 2u);
+            acc += chunk_dot(weight_words4(row_base + c * 4u), c) * q8_scale(seg.scales, local, seg.padded, c / 2u);
         }
     } else if (seg.kind == KIND_F16) {
         let row_base = seg.word + local * (K / 2u);

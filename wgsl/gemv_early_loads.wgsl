@@ -9,12 +9,6 @@ struct RowShare {
     q8: bool,           // false: the row is f16 or f32 (or there is no row), read in the dot instead
 }
 
-// Words at..at + 3 of the weights. (Reading them as one 16-byte element through an array<vec4<u32>>
-// view of the weights, with every q8 tensor placed on 16 bytes, measured no faster on the H200.)
-fn words4(at: u32) -> vec4<u32> {
-    return vec4<u32>(weights[at], weights[at + 1u], weights[at + 2u], weights[at + 3u]);
-}
-
 // The chunk a lane reads in a turn, kept inside the row so that a turn past its end still reads
 // in bounds (its scale is 0).
 fn lane_chunk(lane: u32, turn: u32) -> u32 {
@@ -30,18 +24,18 @@ fn load_row_share(row: u32, lane: u32) -> RowShare {
     r.q8 = true;
     // every q8 segment of a gemv is padded to KP (lm_ops checks)
     let base = seg.word + where_.y * (KP / 4u);
-    r.w0 = words4(base + lane_chunk(lane, 0u) * 4u);
+    r.w0 = weight_words4(base + lane_chunk(lane, 0u) * 4u);
     r.scales.x = q8_scale(seg.scales, where_.y, KP, lane_chunk(lane, 0u) / 2u);
     if (TURNS > 1u) {
-        r.w1 = words4(base + lane_chunk(lane, 1u) * 4u);
+        r.w1 = weight_words4(base + lane_chunk(lane, 1u) * 4u);
         r.scales.y = q8_scale(seg.scales, where_.y, KP, lane_chunk(lane, 1u) / 2u);
     }
     if (TURNS > 2u) {
-        r.w2 = words4(base + lane_chunk(lane, 2u) * 4u);
+        r.w2 = weight_words4(base + lane_chunk(lane, 2u) * 4u);
         r.scales.z = q8_scale(seg.scales, where_.y, KP, lane_chunk(lane, 2u) / 2u);
     }
     if (TURNS > 3u) {
-        r.w3 = words4(base + lane_chunk(lane, 3u) * 4u);
+        r.w3 = weight_words4(base + lane_chunk(lane, 3u) * 4u);
         r.scales.w = q8_scale(seg.scales, where_.y, KP, lane_chunk(lane, 3u) / 2u);
     }
     let in_row = lane + vec4<u32>(0u, 1u, 2u, 3u) * LANES < vec4<u32>(CHUNKS);

@@ -55,10 +55,6 @@ fn weights4(kind: u32, word: u32, scales: u32, cols: u32, padded: u32, row: u32,
                      bitcast<f32>(weights[i + 2u]), bitcast<f32>(weights[i + 3u]));
 }
 
-fn words4(at: u32) -> vec4<u32> {
-    return vec4<u32>(weights[at], weights[at + 1u], weights[at + 2u], weights[at + 3u]);
-}
-
 fn xs4(k: u32) -> vec4<f32> {
     return vec4<f32>(xs[k], xs[k + 1u], xs[k + 2u], xs[k + 3u]);
 }
@@ -68,13 +64,11 @@ fn zn4(j: u32) -> vec4<f32> {
 }
 
 fn q8_dot_xs(w: vec4<u32>, k: u32) -> f32 {
-    return dot(vec4<f32>(unpack4xI8(w.x)), xs4(k)) + dot(vec4<f32>(unpack4xI8(w.y)), xs4(k + 4u))
-        + dot(vec4<f32>(unpack4xI8(w.z)), xs4(k + 8u)) + dot(vec4<f32>(unpack4xI8(w.w)), xs4(k + 12u));
+    return q8_dot16(w, xs4(k), xs4(k + 4u), xs4(k + 8u), xs4(k + 12u));
 }
 
 fn q8_dot_zn(w: vec4<u32>, j: u32) -> f32 {
-    return dot(vec4<f32>(unpack4xI8(w.x)), zn4(j)) + dot(vec4<f32>(unpack4xI8(w.y)), zn4(j + 4u))
-        + dot(vec4<f32>(unpack4xI8(w.z)), zn4(j + 8u)) + dot(vec4<f32>(unpack4xI8(w.w)), zn4(j + 12u));
+    return q8_dot16(w, zn4(j), zn4(j + 4u), zn4(j + 8u), zn4(j + 12u));
 }
 
 // ---- the early loads ----------------------------------------------------------------------------
@@ -95,18 +89,18 @@ fn load_span(row: u32, first: u32) -> Span {
     var r: Span;
     if (!EARLY_SPAN || params.lin_kind != KIND_Q8) { return r; }
     let base = params.lin_word + row * (params.lin_padded / 4u) + first / 4u;
-    r.w0 = words4(base);
+    r.w0 = weight_words4(base);
     r.s.x = q8_scale(params.lin_scales, row, params.lin_padded, first / 32u);
     if (SPAN > 16u) {
-        r.w1 = words4(base + 4u);
+        r.w1 = weight_words4(base + 4u);
         r.s.y = q8_scale(params.lin_scales, row, params.lin_padded, (first + 16u) / 32u);
     }
     if (SPAN > 32u) {
-        r.w2 = words4(base + 8u);
+        r.w2 = weight_words4(base + 8u);
         r.s.z = q8_scale(params.lin_scales, row, params.lin_padded, (first + 32u) / 32u);
     }
     if (SPAN > 48u) {
-        r.w3 = words4(base + 12u);
+        r.w3 = weight_words4(base + 12u);
         r.s.w = q8_scale(params.lin_scales, row, params.lin_padded, (first + 48u) / 32u);
     }
     return r;
@@ -128,8 +122,8 @@ fn load_row32(kind: u32, word: u32, scales: u32, padded: u32, row: u32, rows: u3
     var r: Row32;
     if (!EARLY_ROWS || kind != KIND_Q8 || row >= rows) { return r; }
     let base = word + row * (padded / 4u);
-    r.a = words4(base);
-    r.b = words4(base + 4u);
+    r.a = weight_words4(base);
+    r.b = weight_words4(base + 4u);
     r.s = q8_scale(scales, row, padded, 0u);
     return r;
 }

@@ -16,6 +16,19 @@ fn q8_quad(base: u32, row: u32, padded_cols: u32, quad: u32) -> vec4<f32> {
     return vec4<f32>(unpack4xI8(weights[base + row * (padded_cols / 4u) + quad]));
 }
 
+// Words at..at + 3 of the weights: 16 q8 values, loaded side by side. (Reading them as one 16-byte
+// element through an array<vec4<u32>> view of the weights, with every q8 tensor placed on 16 bytes,
+// measured no faster on the H200.)
+fn weight_words4(at: u32) -> vec4<u32> {
+    return vec4<u32>(weights[at], weights[at + 1u], weights[at + 2u], weights[at + 3u]);
+}
+
+// The dot product of 16 q8 values (four words, unscaled) with x0..x3.
+fn q8_dot16(w: vec4<u32>, x0: vec4<f32>, x1: vec4<f32>, x2: vec4<f32>, x3: vec4<f32>) -> f32 {
+    return dot(vec4<f32>(unpack4xI8(w.x)), x0) + dot(vec4<f32>(unpack4xI8(w.y)), x1)
+        + dot(vec4<f32>(unpack4xI8(w.z)), x2) + dot(vec4<f32>(unpack4xI8(w.w)), x3);
+}
+
 // The scale of block `block` (32 values) of a q8 row.
 fn q8_scale(scales: u32, row: u32, padded_cols: u32, block: u32) -> f32 {
     let index = row * (padded_cols / 32u) + block;
