@@ -17,7 +17,8 @@ A take, in Programs (each a prebuilt list of dispatches and copies, submitted by
                          any number of steps: `door.submit([(lm.start(v), 1), (lm.step, 40)])`.
 
 The step (backbone first, skipped for frame 0 whose hidden state comes from the prefill):
-  per layer: [LayerNorm + QKV GEMV + RoPE + KV write], [attention split over keys],
+  per layer: [LayerNorm + each head's q/k/v rows + RoPE + KV write + attention split over the keys]
+             (attention_step.wgsl: every workgroup of a head makes its own q),
              [out-proj GEMV whose prologue merges the splits, + residual], [LayerNorm + fc1 + GELU],
              [fc2 + residual]
   then: [out_norm + cond_embed (+ time embedding) + end-of-speech logit and decision] (one GEMV),
@@ -25,12 +26,12 @@ The step (backbone first, skipped for frame 0 whose hidden state comes from the 
         per flow block: [adaLN + fc1 + SiLU], [fc2 + gated residual],
         [final layer, z = noise + v, latent, next input row, the next frame's noise and
          input_proj(noise), state advance] (step_end.wgsl).
-  = 5 x layers + 2 x flow blocks + 3 dispatches (45 at full size). The text prefill is
+  = 4 x layers + 2 x flow blocks + 3 dispatches (39 at full size). The text prefill is
   8 x layers + 3 dispatches (51) after 3 copies, then frame 0's noise + input_proj (one GEMV);
   a voice prefill 8 x layers + 1.
 
 The checkpoint's layout is used as stored (build_weights.py needs no LM rules): q and k keep their
-interleaved RoPE pairs (2j, 2j + 1), which the QKV epilogue rotates as neighbouring rows, and attention
+interleaved RoPE pairs (2j, 2j + 1), which the step's attention rotates as neighbouring rows, and attention
 scores do not depend on the order of a head's dimensions; matrices that share an input (cond_embed and
 out_eos, the adaLN modulations) are segments of one GEMV; the flow head's constant time embedding is
 computed once at load (time_embedding.wgsl).
@@ -257,8 +258,9 @@ class LanguageModel:
             PREFILL_ROWS * i for i in range(1, math.ceil((max_text_tokens + 1) / PREFILL_ROWS) + 1)
         )
         self.max_positions = max_voice + max(self.prefill_sizes[-1], max_text_tokens + max_frames)
-        self.splits = max(8, math.ceil(self.max_positions / 256))
-        self.chunk = math.ceil(self.max_positions / self.splits)
+        # the step's attention: parts over the cached keys (at most 256 keys each), one for the new key
+        self.splits = max(7, math.ceil(self.max_positions / 256)) + 1
+        self.chunk = math.ceil(self.max_positions / (self.splits - 1))
         self.part_stride = d.head_dim + 4
         self.kv_row_words = d.hidden // 2 if kv_f16 else d.hidden
         rows = max(self.prefill_sizes[-1], max_voice)
@@ -274,7 +276,6 @@ class LanguageModel:
         self.text_ids = buf(max_text_tokens, "text ids")
         # the step's vectors
         self.x = buf(d.hidden, "x")
-        self.q = buf(d.hidden, "q")
         self.mlp = buf(d.mlp, "mlp")
         self.partials = buf(d.heads * self.splits * self.part_stride, "attention partials")
         self.hidden = buf(d.flow + d.hidden, "flow condition + hidden")
@@ -604,35 +605,18 @@ class LanguageModel:
         for layer in range(d.layers):
             p = f"flow_lm.transformer.layers.{layer}."
             align = layer == self.align_layer
-            attention = dict(head_dim=d.head_dim, heads=d.heads, layers=d.layers, layer=layer)
-            k.gemv(
-                program,
-                [ops.Segment(self._w(p + "self_attn.in_proj.weight"))],
-                prologue=ops.P_LAYERNORM,
-                epilogue=ops.E_QKV_ROPE,
-                state=self.state,
-                src=self.x,
-                aux=self.rope,
-                dst=self.q,
-                extra=self.kv,
-                gate=B,
-                kv_f16=self.kv_f16,
-                kv_row_words=self.kv_row_words,
-                label=f"qkv {layer}",
-                **attention,
-                **ops.ln_fields(self._w(p + "norm1.weight"), self._w(p + "norm1.bias"), d.eps),
-            )
+            heads = dict(head_dim=d.head_dim, heads=d.heads)
             k.attention_step(
                 program,
                 state=self.state,
-                q=self.q,
+                x=self.x,
+                in_proj=self._w(p + "self_attn.in_proj.weight"),
+                rope=self.rope,
                 kv=self.kv,
                 partials=self.partials,
                 alignment=self.alignment,
                 layer=layer,
                 layers=d.layers,
-                heads=d.heads,
-                head_dim=d.head_dim,
                 splits=self.splits,
                 part_stride=self.part_stride,
                 chunk=self.chunk,
@@ -640,6 +624,8 @@ class LanguageModel:
                 align=align,
                 align_head=self.align_head,
                 align_stride=self.max_text_tokens,
+                **heads,
+                **ops.ln_fields(self._w(p + "norm1.weight"), self._w(p + "norm1.bias"), d.eps),
             )
             k.gemv(
                 program,
@@ -657,7 +643,7 @@ class LanguageModel:
                 align_head=self.align_head,
                 align_stride=self.max_text_tokens,
                 label=f"out proj {layer}",
-                **attention,
+                **heads,
             )
             k.gemv(
                 program,

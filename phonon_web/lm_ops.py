@@ -8,7 +8,7 @@ one dispatch to a Program. Requests only write bytes into buffers that already e
 The kernels (in wgsl/):
   gemv.wgsl               one-row matrix products with prologues/epilogues (the step), with
                           gemv_early_loads.wgsl and gemv_prologues.wgsl
-  attention_step.wgsl     one query against the KV cache, split over the keys
+  attention_step.wgsl     LayerNorm, q/k/v, RoPE and one query against the KV cache split over keys
   step_end.wgsl           the flow head's last layer, the latent, the next input row, the state advance
   condition.wgsl          the condition vector for this request's duration_delta, and the BOS row
   embed_rows.wgsl         text embedding rows for the prefill
@@ -37,14 +37,15 @@ GATE_ALWAYS, GATE_STEP, GATE_BACKBONE = 0, 1, 2
 
 # gemv.wgsl prologues and epilogues
 P_LOAD, P_LAYERNORM, P_ADALN, P_SILU, P_ATTN_MERGE, P_NOISE = range(6)
-E_STORE, E_GELU, E_SILU, E_RESIDUAL, E_GATED_RESIDUAL, E_QKV_ROPE, E_COND_EOS = range(7)
+E_STORE, E_GELU, E_SILU, E_RESIDUAL, E_GATED_RESIDUAL, E_COND_EOS = range(6)
 GEMV_LANES = (128, 64, 32, 16, 8)  # lanes per row a gemv may use; a workgroup (256) does 256 / lanes rows
 # A gemv takes the most lanes a row (no more than its q8 rows have 16-byte chunks) that keep it within
 # this many workgroups, else the fewest: fewer, wider workgroups repeat the prologue less often in all,
-# and a long row spread over more lanes waits on fewer loads a lane. On the H200: QKV and fc1 at 16
-# lanes 1.8 us faster each, the flow head's 10240 modulation rows at 8 lanes 11 us faster (64 or 32
-# here were slower than 128: bench/results/h200-ab-gemv-early-loads-2026-11-30.json); fc2 (2048 wide)
-# at 64 lanes 2 us faster, and 256 here slower (bench/results/h200-ab-gemv-lanes-2026-11-30.json).
+# and a long row spread over more lanes waits on fewer loads a lane. On the H200: the QKV product (a
+# gemv then) and fc1 at 16 lanes 1.8 us faster each, the flow head's 10240 modulation rows at 8 lanes
+# 11 us faster (64 or 32 here were slower than 128: bench/results/h200-ab-gemv-early-loads-2026-11-30.json);
+# fc2 (2048 wide) at 64 lanes 2 us faster, and 256 here slower
+# (bench/results/h200-ab-gemv-lanes-2026-11-30.json).
 GEMV_MAX_GROUPS = 128
 MAX_SEGMENTS = 8
 WORKGROUP_BYTES = 16384  # WebGPU's portable maxComputeWorkgroupStorageSize
@@ -62,8 +63,8 @@ _KIND = {"q8": 0, "f16": 1, "f32": 2}
 
 _GEMV_HEADER = (
     "gate rows n_segments src_offset ln_w ln_b ln_kind ln_affine ln_eps mod_shift mod_scale mod_gate "
-    "dst_offset normed_offset write_normed layer head_dim heads _pad2 part_stride align align_head "
-    "align_stride layers kv_row_words aux_offset _pad0 _pad1"
+    "dst_offset normed_offset write_normed _pad3 head_dim heads _pad2 part_stride align align_head "
+    "align_stride _pad4 _pad5 aux_offset _pad0 _pad1"
 ).split()
 _FLOATS = {"ln_eps", "eps"}
 
@@ -163,7 +164,6 @@ class _LmKernelsBase:
         dst=None,
         extra=None,
         gate: int = GATE_ALWAYS,
-        kv_f16: bool = False,
         splits: int = 1,
         lanes: int | None = None,
         label: str = "gemv",
@@ -219,7 +219,7 @@ class _LmKernelsBase:
         data = pack_params(*[_field(n, values[n]) for n in _GEMV_HEADER], *seg_words)
         kern = self._kernel(
             "gemv.wgsl",
-            parts=("gemv_early_loads.wgsl", "gemv_prologues.wgsl"),
+            parts=("row_dot.wgsl", "gemv_early_loads.wgsl", "gemv_prologues.wgsl"),
             state=True,
             weights=True,
             reduce=True,
@@ -227,7 +227,6 @@ class _LmKernelsBase:
             KP=kp,
             PROLOGUE=prologue,
             EPILOGUE=epilogue,
-            KV_F16=bool(kv_f16),
             SPLITS=splits if prologue == P_ATTN_MERGE else 1,
             LANES=lanes,
         )
@@ -288,7 +287,9 @@ class LmKernelsMore:
         program: Program,
         *,
         state,
-        q,
+        x,
+        in_proj: TensorRef,
+        rope,
         kv,
         partials,
         alignment,
@@ -304,20 +305,40 @@ class LmKernelsMore:
         align_head: int,
         align_stride: int,
         gate: int = GATE_BACKBONE,
+        **ln,
     ) -> None:
-        if 256 % (head_dim // 2) or head_dim % 16:
-            raise ValueError(f"head_dim {head_dim}: a multiple of 16 whose half divides 256")
-        row_words = heads * head_dim // (2 if kv_f16 else 1)
+        """LayerNorm (`ln`: ln_fields), the q/k/v rows of `in_proj` (no bias), RoPE, the new key and value
+        into `kv` and attention over it, left in `partials` as `splits` parts a head for the output
+        projection's merge: splits - 1 over the cached keys (`chunk` at most each), one for the new key."""
+        if 256 % (head_dim // 2) or head_dim % 16 or head_dim > 64:
+            raise ValueError(f"head_dim {head_dim}: a multiple of 16 up to 64")
+        if splits < 2:
+            raise ValueError("the step's attention has at least one split over the cache and the new key")
+        hidden = heads * head_dim
+        if in_proj.cols != hidden or in_proj.rows != 3 * hidden:
+            raise ValueError(f"{in_proj.name}: {in_proj.rows} x {in_proj.cols}, not {3 * hidden} x {hidden}")
+        kp = _ceil(hidden, 32) * 32
+        if kp > 4 * 256 or (in_proj.kind == "f16" and hidden % 8) or (in_proj.kind == "f32" and hidden % 4):
+            raise ValueError(f"{in_proj.name}: width {hidden}: at most 1024, in 16-byte reads")
+        fields = {"ln_w": 0, "ln_b": 0, "ln_kind": 0, "ln_affine": 0, "ln_eps": 1e-5}
+        fields.update(ln)
+        row_words = hidden // (2 if kv_f16 else 1)
         data = pack_params(
-            gate, layer, layers, heads, splits, part_stride, row_words, int(align), align_head, align_stride,
-            head_dim**-0.5, 0,
+            gate, layer, layers, heads, part_stride, row_words, int(align), align_head,
+            align_stride, head_dim**-0.5, _KIND[in_proj.kind], in_proj.word,
+            in_proj.scales_word, fields["ln_w"], fields["ln_b"], fields["ln_kind"],
+            fields["ln_affine"], float(fields["ln_eps"]), 0, 0,
         )  # fmt: skip
         k = self._kernel(
-            "attention_step.wgsl", state=True, weights=False, reduce=True, kv=True,
-            KV_F16=bool(kv_f16), HEAD_DIM=head_dim, CHUNK=chunk,
+            "attention_step.wgsl", state=True, weights=True, reduce=True, kv=True, parts=("row_dot.wgsl",),
+            K=hidden, KP=kp, LANES=max(8, 256 // head_dim), KV_F16=bool(kv_f16), HEAD_DIM=head_dim,
+            CHUNK=chunk, OLD_SPLITS=splits - 1,
         )  # fmt: skip
-        buffers = [self._params(data, f"attention step {layer}"), state, q, kv, partials, alignment]
-        self._dispatch(program, k, buffers, heads * splits)
+        buffers = [
+            self._params(data, f"attention step {layer}"), self.weights, state, x, rope, kv, partials,
+            alignment,
+        ]  # fmt: skip
+        self._dispatch(program, k, buffers, heads * (splits + 1))
 
     # ---- step_end.wgsl -----------------------------------------------------------------------
     def step_end(

@@ -277,64 +277,6 @@ def test_gemv_silu_prologue_store_and_residual(any_door):
     assert rel(download(any_door, res, count=33), out + w["m"] @ c64 + w["b"]) < 2e-6
 
 
-@pytest.mark.parametrize("kv_f16", [False, True])
-@pytest.mark.parametrize("kind, lanes", [("q8", 32), ("f32", 32), ("q8", 16), ("q8", 64)])
-def test_gemv_qkv_rope_and_kv_write(any_door, kv_f16, kind, lanes):
-    rng = np.random.default_rng(3)
-    heads, head_dim, layers, layer, pos = 4, 64, 2, 1, 37
-    hidden = heads * head_dim
-    blob, refs, w = make_blob(
-        any_door,
-        {
-            "in_proj": (rng.standard_normal((3 * hidden, hidden)) * 0.1, kind),
-            "ln_w": (1 + 0.1 * rng.standard_normal(hidden), "f16"),
-            "ln_b": (0.1 * rng.standard_normal(hidden), "f16"),
-        },
-    )
-    kern = ops.LmKernels(any_door, blob)
-    x = rng.standard_normal(hidden).astype(np.float32)
-    row_words = hidden // 2 if kv_f16 else hidden
-    kv = zeros(any_door, 4 * 50 * layers * 2 * row_words)
-    q = zeros(any_door, 4 * hidden)
-    rope = upload(any_door, np.asarray(rope_table(50, head_dim), np.float32))
-    submit(
-        any_door,
-        lambda p: kern.gemv(
-            p,
-            [ops.Segment(refs["in_proj"])],
-            prologue=ops.P_LAYERNORM,
-            epilogue=ops.E_QKV_ROPE,
-            state=make_state(any_door, pos=pos),
-            src=upload(any_door, x),
-            aux=rope,
-            dst=q,
-            extra=kv,
-            kv_f16=kv_f16,
-            kv_row_words=row_words,
-            head_dim=head_dim,
-            heads=heads,
-            layers=layers,
-            layer=layer,
-            lanes=lanes,
-            **ops.ln_fields(refs["ln_w"], refs["ln_b"], 1e-5),
-        ),
-    )
-    qkv = w["in_proj"] @ layer_norm(x.astype(np.float64), w["ln_w"], w["ln_b"])
-    want_q = rotate_pairs(qkv[:hidden], pos, head_dim)
-    want_k = rotate_pairs(qkv[hidden : 2 * hidden], pos, head_dim)
-    assert rel(download(any_door, q, count=hidden), want_q) < 2e-6
-    cache = download(any_door, kv, np.uint32).reshape(50, layers, 2, row_words)
-    assert not cache[:, 0].any() and not cache[:pos].any() and not cache[pos + 1 :].any()
-    got = cache[pos, layer]
-    if kv_f16:
-        got = got.view(np.float16).astype(np.float64)
-        bound = 2e-3  # f16 rounding
-    else:
-        got = got.view(np.float32).astype(np.float64)
-        bound = 2e-6
-    assert rel(got[0], want_k) < bound and rel(got[1], qkv[2 * hidden :]) < bound
-
-
 def test_gemv_noise_prologue_matches_the_python_twin(any_door):
     blob, refs, _ = make_blob(any_door, {"eye": (np.eye(32), "f32"), "zero": (np.zeros(32), "f32")})
     kern = ops.LmKernels(any_door, blob)
@@ -466,45 +408,59 @@ def test_gates(door, gate, frames, end, budget, runs):
 
 
 # ---------------------------------------------------------------------------------------------------
-# attention_step.wgsl + the merge in gemv's prologue
+# attention_step.wgsl (LayerNorm, q/k/v, RoPE, the cache, split attention) + the merge in gemv's prologue
 # ---------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("kv_f16", [False, True])
-@pytest.mark.parametrize("head_dim, keys, splits", [(64, 301, 8), (16, 5, 8), (64, 301, 11)])
-def test_split_attention_merged_by_the_output_projection(any_door, kv_f16, head_dim, keys, splits):
-    """splits=11: the merge loads a head's splits eight at a time, so a count that is not a multiple of
-    8 takes its guarded path."""
+@pytest.mark.parametrize("kind, kv_f16", [("q8", False), ("q8", True), ("f32", False), ("f16", True)])
+@pytest.mark.parametrize(
+    "heads, head_dim, keys, splits", [(8, 64, 301, 8), (4, 16, 5, 8), (4, 64, 3, 8), (4, 64, 301, 12)]
+)
+def test_step_attention_from_the_residual_merged_by_the_output_projection(
+    any_door, kind, kv_f16, heads, head_dim, keys, splits
+):
+    """The new key sits at position keys - 1. 8 x 64: the real width (two input elements an
+    invocation); keys=3: most splits over the cache get no key (they must weigh nothing); splits=12: the
+    merge loads a head's parts eight at a time, so a count that is not a multiple of 8 takes its guarded
+    path. f32 and f16 in_proj rows take the load-as-you-go dot."""
     rng = np.random.default_rng(5)
-    heads, layers, layer, max_pos = 4, 2, 1, 400
-    chunk = math.ceil(max_pos / splits)
+    layers, layer, max_pos = 2, 1, 400
+    pos = keys - 1
+    chunk = math.ceil(max_pos / (splits - 1))
     hidden = heads * head_dim
-    voice, text, frame, stride, align_head = min(100, keys - 3), 3 if keys < 50 else 150, 3, 160, 2
-    blob, refs, w = make_blob(any_door, {"out": (rng.standard_normal((hidden, hidden)) * 0.1, "q8")})
+    voice, text, frame, stride, align_head = min(100, max(pos - 3, 0)), 3 if keys < 50 else 150, 3, 160, 2
+    text = min(text, pos - voice)
+    blob, refs, w = make_blob(
+        any_door,
+        {
+            "in_proj": (rng.standard_normal((3 * hidden, hidden)) * 0.1, kind),
+            "ln_w": (1 + 0.1 * rng.standard_normal(hidden), "f16"),
+            "ln_b": (0.1 * rng.standard_normal(hidden), "f16"),
+            "out": (rng.standard_normal((hidden, hidden)) * 0.1, "q8"),
+        },
+    )
     kern = ops.LmKernels(any_door, blob)
-    cache = (rng.standard_normal((max_pos, layers, 2, hidden)) * 1.5).astype(np.float32)
-    if kv_f16:
-        cache = cache.astype(np.float16)
-    stored = cache.view(np.uint32) if not kv_f16 else cache.reshape(-1).view(np.uint32)
+    cache_type = np.float16 if kv_f16 else np.float32
+    cache = (rng.standard_normal((max_pos, layers, 2, hidden)) * 1.5).astype(cache_type)
+    stored = cache.reshape(-1).view(np.uint32)
     kv = upload(any_door, stored)
-    qv = rng.standard_normal(hidden).astype(np.float32)
     x = rng.standard_normal(hidden).astype(np.float32)
+    residual = rng.standard_normal(hidden).astype(np.float32)
     part_stride = head_dim + 4
     partials, alignment = zeros(any_door, 4 * heads * splits * part_stride), zeros(any_door, 4 * 8 * stride)
-    xb = upload(any_door, x)
-    state = make_state(any_door, pos=keys - 1, frames=frame, budget=99, voice_rows=voice, text=text)
-    geometry = dict(head_dim=head_dim, heads=heads, layers=layers, layer=layer)
+    xb = upload(any_door, residual)
+    state = make_state(any_door, pos=pos, frames=frame, budget=99, voice_rows=voice, text=text)
+    rope = upload(any_door, np.asarray(rope_table(max_pos, head_dim), np.float32))
+    geometry = dict(head_dim=head_dim, heads=heads)
 
     def build(p):
         kern.attention_step(
             p,
             state=state,
-            q=upload(any_door, qv),
+            x=upload(any_door, x),
+            in_proj=refs["in_proj"],
+            rope=rope,
             kv=kv,
             partials=partials,
             alignment=alignment,
-            layer=layer,
-            layers=layers,
-            heads=heads,
-            head_dim=head_dim,
             splits=splits,
             part_stride=part_stride,
             chunk=chunk,
@@ -512,6 +468,10 @@ def test_split_attention_merged_by_the_output_projection(any_door, kv_f16, head_
             align=True,
             align_head=align_head,
             align_stride=stride,
+            layer=layer,
+            layers=layers,
+            **geometry,
+            **ops.ln_fields(refs["ln_w"], refs["ln_b"], 1e-5),
         )
         kern.gemv(
             p,
@@ -532,15 +492,25 @@ def test_split_attention_merged_by_the_output_projection(any_door, kv_f16, head_
         )
 
     submit(any_door, build)
-    c = cache.astype(np.float64)[:keys, layer]
-    q64 = qv.astype(np.float64).reshape(heads, head_dim)
-    k_, v_ = c[:, 0].reshape(keys, heads, head_dim), c[:, 1].reshape(keys, heads, head_dim)
-    scores = np.einsum("hd,khd->hk", q64, k_) / math.sqrt(head_dim)
+    qkv = w["in_proj"] @ layer_norm(x.astype(np.float64), w["ln_w"], w["ln_b"])
+    q = rotate_pairs(qkv[:hidden], pos, head_dim).reshape(heads, head_dim)
+    new_k, new_v = rotate_pairs(qkv[hidden : 2 * hidden], pos, head_dim), qkv[2 * hidden :]
+    # the cache afterwards: row pos of this layer holds the new key and value, nothing else changed
+    after = download(any_door, kv, np.uint32).view(cache.dtype).reshape(cache.shape)
+    bound = 2e-3 if kv_f16 else 2e-6  # f16 rounding
+    assert rel(after[pos, layer, 0], new_k) < bound and rel(after[pos, layer, 1], new_v) < bound
+    changed = np.ones(max_pos, bool)
+    changed[pos] = False
+    assert (after[changed] == cache[changed]).all() and (after[pos, 1 - layer] == cache[pos, 1 - layer]).all()
+    # attention over the old keys as cached and the new one as computed (f32, before any rounding)
+    c = cache.astype(np.float64)[:pos, layer]
+    k_ = np.concatenate([c[:, 0], new_k[None]]).reshape(keys, heads, head_dim)
+    v_ = np.concatenate([c[:, 1], new_v[None]]).reshape(keys, heads, head_dim)
+    scores = np.einsum("hd,khd->hk", q, k_) / math.sqrt(head_dim)
     probs = np.exp(scores - scores.max(axis=1, keepdims=True))
     probs /= probs.sum(axis=1, keepdims=True)
     attn = np.einsum("hk,khd->hd", probs, v_).reshape(-1)
-    want = x + w["out"] @ attn
-    assert rel(download(any_door, xb, count=hidden), want) < 3e-6
+    assert rel(download(any_door, xb, count=hidden), residual + w["out"] @ attn) < 5e-6
     rows = download(any_door, alignment).reshape(8, stride)
     np.testing.assert_allclose(
         rows[frame, :text], probs[align_head, voice : voice + text], rtol=2e-5, atol=1e-9

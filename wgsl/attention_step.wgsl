@@ -1,37 +1,155 @@
-// One query (the step's row) against the KV cache, split over the keys (flash-decoding).
-// Workgroup (head, split) takes an equal share of keys 0..pos and leaves, in `partials`, its
-// unnormalised output o (head_dim values), its maximum score m and its sum of exp(score - m).
-// gemv.wgsl's P_ATTN_MERGE prologue (the output projection) merges the splits: no extra dispatch.
+// A layer's attention for the step's one row, from the residual stream to the split partials, in one
+// dispatch: LayerNorm (norm1), the head's q, k and v rows of in_proj, RoPE, the new key and value into
+// the KV cache, and q against the cache split over the keys (flash-decoding). gemv.wgsl's
+// P_ATTN_MERGE prologue (the output projection) merges the splits: no extra dispatch there either.
+//
+// Why the projection lives here: on the step's chain a dispatch costs a launch and a memory latency
+// (about 9 us on the H200, where a 1536 x 512 int8 product is well under 1 us of bandwidth), so the
+// QKV product as its own dispatch cost more than its work. Here every workgroup of a head makes the
+// head's q itself (64 rows of 512: 32 KiB of int8, loaded before its first wait), which is the price
+// of one dispatch a layer fewer.
+//
+// Workgroups: OLD_SPLITS + 2 per head, head-major.
+//   role s < OLD_SPLITS   q; attends over its share of the keys already cached (0..pos-1): part s
+//   role NEW_KEY          q and k; k into the cache at pos; part OLD_SPLITS's maximum is q.k * scale
+//                         and its sum 1 (the new key is that part's only key)
+//   role NEW_VALUE        v; v into the cache at pos and as part OLD_SPLITS's output
+// so the merge sees OLD_SPLITS + 1 parts a head; each part leaves its unnormalised output o
+// (head_dim values), its maximum score m and its sum of exp(score - m). The new key's score is made
+// from the f32 q and k (the cache keeps them as KV_F16 says), as the reference does.
 //
 // On the alignment layer, head `align_head` also leaves its raw scores over the text keys in this
 // frame's alignment row; the merge turns them into probabilities.
 //
-// Constants: KV_F16, HEAD_DIM, CHUNK (the most keys one split can get).
+// Constants: K, KP (the model width; KP rounded up to 32), LANES (lanes per matrix row, ROWS_PASS rows
+// a pass, PASSES passes make a head's HEAD_DIM rows), KV_F16, HEAD_DIM, CHUNK (the most keys one
+// split can get), OLD_SPLITS. Row dot products: row_dot.wgsl.
 
 const WG_SIZE: u32 = 256u;
 const PAIRS: u32 = HEAD_DIM / 2u;
 const GROUPS: u32 = WG_SIZE / PAIRS;  // key groups in the value pass
+const ROWS_PASS: u32 = WG_SIZE / LANES;
+const PASSES: u32 = HEAD_DIM / ROWS_PASS;  // 1 or 2 (lm_ops checks)
+const XTURNS: u32 = (KP + WG_SIZE - 1u) / WG_SIZE;  // input elements an invocation (at most 4)
+const NEW_KEY: u32 = OLD_SPLITS;
+const NEW_VALUE: u32 = OLD_SPLITS + 1u;
 
 struct Params {
     gate: u32, layer: u32, layers: u32, heads: u32,
-    splits: u32, part_stride: u32, kv_row_words: u32, align: u32,
-    align_head: u32, align_stride: u32, scale: f32, _pad: u32,
+    part_stride: u32, kv_row_words: u32, align: u32, align_head: u32,
+    align_stride: u32, scale: f32, w_kind: u32, w_word: u32,
+    w_scales: u32, ln_w: u32, ln_b: u32, ln_kind: u32,
+    ln_affine: u32, ln_eps: f32, _pad0: u32, _pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
-@group(0) @binding(1) var<storage, read> state: array<u32>;
-@group(0) @binding(2) var<storage, read> q: array<f32>;
-@group(0) @binding(3) var<storage, read> kv: array<u32>;
-@group(0) @binding(4) var<storage, read_write> partials: array<f32>;
-@group(0) @binding(5) var<storage, read_write> alignment: array<f32>;
+@group(0) @binding(1) var<storage, read> weights: array<u32>;
+@group(0) @binding(2) var<storage, read> state: array<u32>;
+@group(0) @binding(3) var<storage, read> x: array<f32>;
+@group(0) @binding(4) var<storage, read> rope: array<f32>;
+@group(0) @binding(5) var<storage, read_write> kv: array<u32>;
+@group(0) @binding(6) var<storage, read_write> partials: array<f32>;
+@group(0) @binding(7) var<storage, read_write> alignment: array<f32>;
 
-var<workgroup> qs: array<f32, HEAD_DIM>;
+var<workgroup> xs: array<f32, KP>;
+var<workgroup> rows_a: array<f32, HEAD_DIM>;  // q (v for NEW_VALUE), before RoPE
+var<workgroup> rows_b: array<f32, HEAD_DIM>;  // k (NEW_KEY only), before RoPE
+var<workgroup> qs: array<f32, HEAD_DIM>;      // q after RoPE
 var<workgroup> scores: array<f32, CHUNK>;
 var<workgroup> sums: array<f32, GROUPS * HEAD_DIM>;
-var<workgroup> key_count: u32;  // `count` made visibly uniform for the score loop's barriers
+var<workgroup> uniform_slot: u32;  // a value made visibly uniform for the barriers that follow it
 
-// kv_row and kv_pair: kv_cache.wgsl
+// kv_row and kv_pair: kv_cache.wgsl; RowShare, share_dot, row_dot_loaded: row_dot.wgsl
 
+// ---- the projection -----------------------------------------------------------------------------
+// Element i of the input with its norm weights (weight 1, bias 0 without affine; 0 past K).
+struct Elem { v: f32, w: f32, b: f32 }
+
+fn load_elem(i: u32) -> Elem {
+    let j = min(i, K - 1u);
+    var e = Elem(x[j], 1.0, 0.0);
+    if (params.ln_affine != 0u) {
+        e.w = vector_at(params.ln_kind, params.ln_w, j);
+        e.b = vector_at(params.ln_kind, params.ln_b, j);
+    }
+    if (i >= K) { e.v = 0.0; }
+    return e;
+}
+
+struct Inputs { e0: Elem, e1: Elem, e2: Elem, e3: Elem }
+
+fn load_inputs(lid: u32) -> Inputs {
+    var v: Inputs;
+    v.e0 = load_elem(lid);
+    if (XTURNS > 1u) { v.e1 = load_elem(lid + WG_SIZE); }
+    if (XTURNS > 2u) { v.e2 = load_elem(lid + 2u * WG_SIZE); }
+    if (XTURNS > 3u) { v.e3 = load_elem(lid + 3u * WG_SIZE); }
+    return v;
+}
+
+fn put_normed(i: u32, e: Elem, mean: f32, rstd: f32) {
+    if (i < KP) { xs[i] = select(0.0, (e.v - mean) * rstd * e.w + e.b, i < K); }
+}
+
+// LayerNorm of the input into xs (one pass: the sum and the sum of squares together, as gemv does).
+fn normed_into_xs(ids: Ids, v: Inputs) {
+    let s = vec2<f32>(v.e0.v, v.e0.v * v.e0.v) + vec2<f32>(v.e1.v, v.e1.v * v.e1.v)
+        + vec2<f32>(v.e2.v, v.e2.v * v.e2.v) + vec2<f32>(v.e3.v, v.e3.v * v.e3.v);
+    let sums = workgroup_sum2(s, ids) / f32(K);
+    let mean = sums.x;
+    let rstd = 1.0 / sqrt(max(sums.y - mean * mean, 0.0) + params.ln_eps);
+    put_normed(ids.lid, v.e0, mean, rstd);
+    if (XTURNS > 1u) { put_normed(ids.lid + WG_SIZE, v.e1, mean, rstd); }
+    if (XTURNS > 2u) { put_normed(ids.lid + 2u * WG_SIZE, v.e2, mean, rstd); }
+    if (XTURNS > 3u) { put_normed(ids.lid + 3u * WG_SIZE, v.e3, mean, rstd); }
+}
+
+// in_proj's row for row r (0..HEAD_DIM) of the head's q (which = 0), k (1) or v (2).
+fn in_proj_row(which: u32, head: u32, r: u32) -> u32 {
+    return (which * params.heads + head) * HEAD_DIM + r;
+}
+
+fn early_share(which: u32, head: u32, part: u32, local_row: u32, lane: u32) -> RowShare {
+    var r: RowShare;
+    if (params.w_kind != KIND_Q8 || part >= PASSES) { return r; }
+    let row = in_proj_row(which, head, part * ROWS_PASS + local_row);
+    return load_q8_share(params.w_word, params.w_scales, row, lane);
+}
+
+// One pass of a matrix's rows: the dot products, summed over each row's lanes into `into`.
+fn project(share: RowShare, which: u32, head: u32, part: u32, ids: Ids, into_b: bool) {
+    let local_row = ids.lid / LANES;
+    let lane = ids.lid % LANES;
+    let r = part * ROWS_PASS + local_row;
+    var acc = 0.0;
+    if (share.q8) {
+        acc = share_dot(share, lane);
+    } else {
+        let row = in_proj_row(which, head, r);
+        acc = row_dot_loaded(params.w_kind, params.w_word, params.w_scales, KP, row, lane);
+    }
+    let total = lanes_sum(acc, ids, LANES);
+    if (lane == 0u) {
+        if (into_b) { rows_b[r] = total; } else { rows_a[r] = total; }
+    }
+}
+
+// ---- the new key and value ----------------------------------------------------------------------
+fn kv_write(pos: u32, which: u32, head: u32, j: u32, value: vec2<f32>) {
+    let row = kv_row(pos, which, head);
+    if (KV_F16) {
+        kv[row + j] = pack2x16float(value);
+    } else {
+        kv[row + 2u * j] = bitcast<u32>(value.x);
+        kv[row + 2u * j + 1u] = bitcast<u32>(value.y);
+    }
+}
+
+fn rotated(a: f32, b: f32, cs: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(a * cs.x - b * cs.y, b * cs.x + a * cs.y);
+}
+
+// ---- the scores over cached keys ----------------------------------------------------------------
 const KEY_LANES: u32 = 8u;                      // lanes that share a key in the score pass
 const KEYS_AT_ONCE: u32 = WG_SIZE / KEY_LANES;  // keys a turn of the score pass
 const PAIRS_PER_LANE: u32 = PAIRS / KEY_LANES;
@@ -63,31 +181,25 @@ fn score_part(row: u32, key_lane: u32) -> f32 {
     return s;
 }
 
-@compute @workgroup_size(256)
-fn main(ids: Ids) {
-    let head = ids.wg.x / params.splits;
-    let split = ids.wg.x % params.splits;
-    // loads that wait on nothing, issued before the gate's wait
-    let q_value = q[head * HEAD_DIM + min(ids.lid, HEAD_DIM - 1u)];
-    let keys = state[S_POS] + 1u;
+// Part `split` of `head`: keys start..start + count - 1 of the cache (count may be 0: then m is
+// -3e38 and the part weighs nothing in the merge).
+fn attend(ids: Ids, head: u32, split: u32, keys: u32) {
     let voice = state[S_VOICE_ROWS];
     let text = state[S_TEXT];
     let align_row = state[S_FRAMES] * params.align_stride;
-    if (skip_workgroup(params.gate, ids.lid)) { return; }
-    let chunk = (keys + params.splits - 1u) / params.splits;
+    let chunk = (keys + OLD_SPLITS - 1u) / OLD_SPLITS;
     let start = min(split * chunk, keys);
     let count = min(chunk, keys - start);
     let last = max(count, 1u) - 1u;  // the split's last key (a key past it is read as this one, weight 0)
-    if (ids.lid < HEAD_DIM) { qs[ids.lid] = q_value; }
 
-    // Scores: KEY_LANES lanes share each key, KEYS_AT_ONCE keys a turn.
+    // Scores: KEY_LANES lanes share each key, KEYS_AT_ONCE keys a turn. The loop has barriers
+    // (lanes_sum), so its bound goes through workgroupUniformLoad: WGSL's analysis counts anything
+    // derived from the workgroup id as possibly non-uniform.
     let record = params.align != 0u && head == params.align_head;
     let key_lane = ids.lid % KEY_LANES;
     let slot = ids.lid / KEY_LANES;
-    // The loop has barriers (lanes_sum), so its bound must be uniform to WGSL's analysis, which counts
-    // anything derived from the workgroup id as possibly non-uniform.
-    if (ids.lid == 0u) { key_count = count; }
-    let uniform_count = workgroupUniformLoad(&key_count);  // its barrier also publishes `qs`
+    if (ids.lid == 0u) { uniform_slot = count; }
+    let uniform_count = workgroupUniformLoad(&uniform_slot);  // its barrier also publishes `qs`
     var m = -3.0e38;
     for (var i0 = 0u; i0 < uniform_count; i0 += KEYS_AT_ONCE) {
         let i = i0 + slot;
@@ -129,7 +241,7 @@ fn main(ids: Ids) {
     sums[group * HEAD_DIM + 2u * pair] = o.x;
     sums[group * HEAD_DIM + 2u * pair + 1u] = o.y;
     workgroupBarrier();
-    let out = (head * params.splits + split) * params.part_stride;
+    let out = (head * (OLD_SPLITS + 1u) + split) * params.part_stride;
     if (ids.lid < HEAD_DIM) {
         var v = 0.0;
         for (var g = 0u; g < GROUPS; g++) { v += sums[g * HEAD_DIM + ids.lid]; }
@@ -139,4 +251,69 @@ fn main(ids: Ids) {
         partials[out + HEAD_DIM] = top;
         partials[out + HEAD_DIM + 1u] = total;
     }
+}
+
+@compute @workgroup_size(256)
+fn main(ids: Ids) {
+    let head = ids.wg.x / (OLD_SPLITS + 2u);
+    let role = ids.wg.x % (OLD_SPLITS + 2u);
+    let local_row = ids.lid / LANES;
+    let lane = ids.lid % LANES;
+    // Every load that waits on nothing this kernel computes, issued before the first wait: the
+    // head's rows of q (v for NEW_VALUE) and k (NEW_KEY), the input with its norm weights, the
+    // position and its RoPE angles.
+    let first = select(0u, 2u, role == NEW_VALUE);
+    let a0 = early_share(first, head, 0u, local_row, lane);
+    let a1 = early_share(first, head, 1u, local_row, lane);
+    var b0: RowShare;
+    var b1: RowShare;
+    if (role == NEW_KEY) {
+        b0 = early_share(1u, head, 0u, local_row, lane);
+        b1 = early_share(1u, head, 1u, local_row, lane);
+    }
+    let inputs = load_inputs(ids.lid);
+    let pos = state[S_POS];
+    let j = min(ids.lid, PAIRS - 1u);  // the RoPE pair this invocation rotates (invocations < PAIRS)
+    let angle = vec2<f32>(rope[(pos * PAIRS + j) * 2u], rope[(pos * PAIRS + j) * 2u + 1u]);
+    if (ids.lid == 0u) { uniform_slot = role; }
+    if (skip_workgroup(params.gate, ids.lid)) { return; }
+    let role_u = workgroupUniformLoad(&uniform_slot);  // `role`, visibly uniform for the barriers below
+
+    normed_into_xs(ids, inputs);
+    workgroupBarrier();
+    project(a0, first, head, 0u, ids, false);
+    if (PASSES > 1u) { project(a1, first, head, 1u, ids, false); }
+    if (role_u == NEW_KEY) {
+        project(b0, 1u, head, 0u, ids, true);
+        if (PASSES > 1u) { project(b1, 1u, head, 1u, ids, true); }
+    }
+    workgroupBarrier();
+
+    let out = (head * (OLD_SPLITS + 1u) + OLD_SPLITS) * params.part_stride;
+    let pair = ids.lid < PAIRS;
+    if (role_u == NEW_VALUE) {
+        if (pair) {
+            let v = vec2<f32>(rows_a[2u * j], rows_a[2u * j + 1u]);
+            kv_write(pos, 1u, head, j, v);
+            partials[out + 2u * j] = v.x;
+            partials[out + 2u * j + 1u] = v.y;
+        }
+        return;
+    }
+    let q = rotated(rows_a[2u * j], rows_a[2u * j + 1u], angle);
+    if (role_u == NEW_KEY) {
+        let k = rotated(rows_b[2u * j], rows_b[2u * j + 1u], angle);
+        if (pair) { kv_write(pos, 0u, head, j, k); }
+        let score = workgroup_sum(select(0.0, dot(q, k), pair), ids) * params.scale;
+        if (ids.lid == 0u) {
+            partials[out + HEAD_DIM] = score;
+            partials[out + HEAD_DIM + 1u] = 1.0;
+        }
+        return;
+    }
+    if (pair) {
+        qs[2u * j] = q.x;
+        qs[2u * j + 1u] = q.y;
+    }
+    attend(ids, head, role_u, pos);
 }

@@ -4,7 +4,6 @@
 //   K         input length (the weights' logical columns); KP: K rounded up to 32 (q8 rows are padded)
 //   PROLOGUE  how the workgroup builds the input vector x in workgroup memory (P_* below)
 //   EPILOGUE  what happens to each row's sum (E_* below)
-//   KV_F16    the KV cache holds f16 pairs (pack2x16float) rather than f32 (E_QKV_ROPE only)
 //   SPLITS    P_ATTN_MERGE: the attention's splits per head (1 otherwise)
 //   LANES     lanes per row (8 to 128, a power of two); the workgroup (256 invocations) does
 //             ROWS = 256 / LANES rows. phonon_web/lm_ops.py chooses it from the rows and K.
@@ -21,22 +20,20 @@
 // paid four or five in a row. Drivers do not hoist loads across barriers or unroll loops whose turns
 // wait on loads, so the code does it itself: fixed-count blocks guarded by constants.
 //
-// Three files make the kernel: gemv_early_loads.wgsl (what each invocation reads up front),
-// gemv_prologues.wgsl (building x from it) and this one (the constants, bindings, rows, epilogues, main).
+// Four files make the kernel: row_dot.wgsl (a row's dot product, shared with attention_step.wgsl),
+// gemv_early_loads.wgsl (what each invocation reads up front), gemv_prologues.wgsl (building x from
+// it) and this one (the constants, bindings, epilogues, main).
 //
 // Bindings are the same for every variant; a variant that does not use one gets a small dummy buffer.
 //   src    the input (P_LOAD, P_LAYERNORM, P_ADALN, P_SILU at src_offset; P_ATTN_MERGE: the partials)
-//   aux    P_ADALN: the modulations; E_GATED_RESIDUAL: the gates; E_QKV_ROPE: the RoPE table;
-//          E_COND_EOS: the flow head's time embedding
+//   aux    P_ADALN: the modulations; E_GATED_RESIDUAL: the gates; E_COND_EOS: the flow head's time
+//          embedding
 //   dst    the output rows at dst_offset (E_RESIDUAL / E_GATED_RESIDUAL add to them)
-//   extra  E_QKV_ROPE: the KV cache; E_COND_EOS: the end-of-speech logits; P_ATTN_MERGE: the
+//   extra  E_COND_EOS: the end-of-speech logits; P_ATTN_MERGE: the
 //          alignment rows; P_NOISE: where the noise is kept for step_end
 
 const WG_SIZE: u32 = 256u;
 const ROWS: u32 = WG_SIZE / LANES;
-const CHUNKS: u32 = KP / 16u;                         // 16-value chunks of a q8 row
-const TURNS: u32 = (CHUNKS + LANES - 1u) / LANES;     // chunks per lane
-const EARLY_ROWS: bool = TURNS <= 4u;                 // q8 row shares loaded up front (else in the dot)
 const XTURNS: u32 = (KP + WG_SIZE - 1u) / WG_SIZE;    // input elements per invocation
 const EARLY_X: bool = XTURNS <= 8u;                   // inputs loaded up front (else in the prologue)
 
@@ -52,8 +49,7 @@ const E_GELU: u32 = 1u;
 const E_SILU: u32 = 2u;
 const E_RESIDUAL: u32 = 3u;        // dst += y
 const E_GATED_RESIDUAL: u32 = 4u;  // dst += aux[mod_gate + row] * y
-const E_QKV_ROPE: u32 = 5u;        // rotate q and k, keep q in dst, write k and v into the cache
-const E_COND_EOS: u32 = 6u;        // segment 0: dst = y + aux[aux_offset + row]; first row of segment 1: eos
+const E_COND_EOS: u32 = 5u;        // segment 0: dst = y + aux[aux_offset + row]; first row of segment 1: eos
 
 const READS_SRC: bool = PROLOGUE == P_LOAD || PROLOGUE == P_SILU || PROLOGUE == P_LAYERNORM
     || PROLOGUE == P_ADALN;
@@ -76,10 +72,10 @@ struct Params {
     gate: u32, rows: u32, n_segments: u32, src_offset: u32,
     ln_w: u32, ln_b: u32, ln_kind: u32, ln_affine: u32,
     ln_eps: f32, mod_shift: u32, mod_scale: u32, mod_gate: u32,
-    dst_offset: u32, normed_offset: u32, write_normed: u32, layer: u32,
+    dst_offset: u32, normed_offset: u32, write_normed: u32, _pad3: u32,
     head_dim: u32, heads: u32, _pad2: u32, part_stride: u32,
-    align: u32, align_head: u32, align_stride: u32, layers: u32,
-    kv_row_words: u32, aux_offset: u32, _pad0: u32, _pad1: u32,
+    align: u32, align_head: u32, align_stride: u32, _pad4: u32,
+    _pad5: u32, aux_offset: u32, _pad0: u32, _pad1: u32,
     segs: array<Segment, 8>,
 }
 
@@ -115,90 +111,16 @@ fn bias_of(row: u32) -> f32 {
 
 // ---- the early loads: gemv_early_loads.wgsl; the prologues: gemv_prologues.wgsl ------------------
 
-// ---- the matrix rows ----------------------------------------------------------------------------
-fn xs4(i: u32) -> vec4<f32> {
-    return vec4<f32>(xs[i], xs[i + 1u], xs[i + 2u], xs[i + 3u]);
-}
-
-fn w4(i: u32) -> vec4<f32> {
-    return vec4<f32>(bitcast<f32>(weights[i]), bitcast<f32>(weights[i + 1u]),
-                     bitcast<f32>(weights[i + 2u]), bitcast<f32>(weights[i + 3u]));
-}
-
-fn h2(i: u32) -> vec4<f32> {
-    return vec4<f32>(unpack2x16float(weights[i]), unpack2x16float(weights[i + 1u]));
-}
-
-fn chunk_dot(w: vec4<u32>, chunk: u32) -> f32 {
-    let x = chunk * 16u;
-    return q8_dot16(w, xs4(x), xs4(x + 4u), xs4(x + 8u), xs4(x + 12u));
-}
-
-// This lane's share of a q8 row's dot product with xs, from its early loads.
-fn share_dot(r: RowShare, lane: u32) -> f32 {
-    var acc = r.scales.x * chunk_dot(r.w0, lane_chunk(lane, 0u));
-    if (TURNS > 1u) { acc += r.scales.y * chunk_dot(r.w1, lane_chunk(lane, 1u)); }
-    if (TURNS > 2u) { acc += r.scales.z * chunk_dot(r.w2, lane_chunk(lane, 2u)); }
-    if (TURNS > 3u) { acc += r.scales.w * chunk_dot(r.w3, lane_chunk(lane, 3u)); }
-    return acc;
-}
-
-// This lane's share of one row's dot product with xs, loading as it goes: f16 and f32 rows, and q8
-// rows too long for the early loads.
+// ---- the matrix rows: row_dot.wgsl (shared with attention_step.wgsl) ------------------------------
+// This lane's share of one row's dot product with xs, loading as it goes (f16 and f32 rows, and q8
+// rows too long for the early loads).
 fn row_dot(row: u32, lane: u32) -> f32 {
     let where_ = segment_of(row);
     let seg = params.segs[where_.x];
-    let local = where_.y;
-    var acc = 0.0;
-    if (seg.kind == KIND_Q8) {
-        let row_base = seg.word + local * (seg.padded / 4u);
-        for (var c = lane; c < seg.padded / 16u; c += LANES) {
-            acc += chunk_dot(weight_words4(row_base + c * 4u), c) * q8_scale(seg.scales, local, seg.padded, c / 2u);
-        }
-    } else if (seg.kind == KIND_F16) {
-        let row_base = seg.word + local * (K / 2u);
-        for (var c = lane; c < K / 8u; c += LANES) {
-            let w = row_base + c * 4u;
-            let x = c * 8u;
-            acc += dot(h2(w), xs4(x)) + dot(h2(w + 2u), xs4(x + 4u));
-        }
-    } else {
-        let row_base = seg.word + local * K;
-        for (var c = lane; c < K / 4u; c += LANES) {
-            acc += dot(w4(row_base + c * 4u), xs4(c * 4u));
-        }
-    }
-    return acc;
+    return row_dot_loaded(seg.kind, seg.word, seg.scales, seg.padded, where_.y, lane);
 }
 
 // ---- epilogues ----------------------------------------------------------------------------------
-fn kv_write(pos: u32, which: u32, dim: u32, value: vec2<f32>) {
-    let base = ((pos * params.layers + params.layer) * 2u + which) * params.kv_row_words;
-    if (KV_F16) {
-        extra[base + dim / 2u] = pack2x16float(value);
-    } else {
-        extra[base + dim] = bitcast<u32>(value.x);
-        extra[base + dim + 1u] = bitcast<u32>(value.y);
-    }
-}
-
-// Rows r and r + 1 (an interleaved RoPE pair of q or k, or two values of v), biases added.
-fn qkv_pair(r: u32, a: f32, b: f32, t: Tail) {
-    let hidden = params.heads * params.head_dim;
-    if (r < 2u * hidden) {
-        let x = a * t.c - b * t.d;
-        let y = b * t.c + a * t.d;
-        if (r < hidden) {
-            dst[params.dst_offset + r] = x;
-            dst[params.dst_offset + r + 1u] = y;
-        } else {
-            kv_write(t.pos, 0u, r - hidden, vec2<f32>(x, y));
-        }
-    } else {
-        kv_write(t.pos, 1u, r - 2u * hidden, vec2<f32>(a, b));
-    }
-}
-
 fn end_of_speech(logit: f32) {
     let frame = state[S_FRAMES];
     extra[frame] = bitcast<u32>(logit);
@@ -258,12 +180,7 @@ fn main(ids: Ids) {
     if (lane == 0u) { totals[local_row] = total; }
     workgroupBarrier();
 
-    if (EPILOGUE == E_QKV_ROPE) {
-        let r = group * ROWS + 2u * ids.lid;
-        if (ids.lid < ROWS / 2u && r < params.rows) {
-            qkv_pair(r, totals[2u * ids.lid] + tail.a, totals[2u * ids.lid + 1u] + tail.b, tail);
-        }
-    } else if (ids.lid < ROWS) {
+    if (ids.lid < ROWS) {
         let r = group * ROWS + ids.lid;
         if (r < params.rows) { epilogue(r, totals[ids.lid], tail); }
     }

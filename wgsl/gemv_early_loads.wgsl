@@ -2,45 +2,15 @@
 // for why). Module-scope names (params, weights, src, aux, dst, state and the constants) are gemv.wgsl's;
 // WGSL resolves them in any order, and lm_ops puts this file before gemv.wgsl.
 
-// A lane's share of a q8 row: its chunks lane, lane + LANES, ... (at most 4), with their scales.
-struct RowShare {
-    w0: vec4<u32>, w1: vec4<u32>, w2: vec4<u32>, w3: vec4<u32>,
-    scales: vec4<f32>,  // 0 for a turn past the row's end, so that turn adds nothing
-    q8: bool,           // false: the row is f16 or f32 (or there is no row), read in the dot instead
-}
-
-// The chunk a lane reads in a turn, kept inside the row so that a turn past its end still reads
-// in bounds (its scale is 0).
-fn lane_chunk(lane: u32, turn: u32) -> u32 {
-    return min(lane + turn * LANES, CHUNKS - 1u);
-}
-
+// A lane's share of a q8 row (RowShare, row_dot.wgsl), when the row is q8 and short enough.
 fn load_row_share(row: u32, lane: u32) -> RowShare {
     var r: RowShare;
     if (!EARLY_ROWS || row >= params.rows) { return r; }
     let where_ = segment_of(row);
     let seg = params.segs[where_.x];
     if (seg.kind != KIND_Q8) { return r; }
-    r.q8 = true;
     // every q8 segment of a gemv is padded to KP (lm_ops checks)
-    let base = seg.word + where_.y * (KP / 4u);
-    r.w0 = weight_words4(base + lane_chunk(lane, 0u) * 4u);
-    r.scales.x = q8_scale(seg.scales, where_.y, KP, lane_chunk(lane, 0u) / 2u);
-    if (TURNS > 1u) {
-        r.w1 = weight_words4(base + lane_chunk(lane, 1u) * 4u);
-        r.scales.y = q8_scale(seg.scales, where_.y, KP, lane_chunk(lane, 1u) / 2u);
-    }
-    if (TURNS > 2u) {
-        r.w2 = weight_words4(base + lane_chunk(lane, 2u) * 4u);
-        r.scales.z = q8_scale(seg.scales, where_.y, KP, lane_chunk(lane, 2u) / 2u);
-    }
-    if (TURNS > 3u) {
-        r.w3 = weight_words4(base + lane_chunk(lane, 3u) * 4u);
-        r.scales.w = q8_scale(seg.scales, where_.y, KP, lane_chunk(lane, 3u) / 2u);
-    }
-    let in_row = lane + vec4<u32>(0u, 1u, 2u, 3u) * LANES < vec4<u32>(CHUNKS);
-    r.scales = select(vec4<f32>(0.0), r.scales, in_row);
-    return r;
+    return load_q8_share(seg.word, seg.scales, where_.y, lane);
 }
 
 // What the prologue needs of element i of x (0 past K; the loads themselves stay in bounds).
@@ -116,29 +86,12 @@ fn load_merge_inputs(lid: u32) -> MergeInputs {
     return v;
 }
 
-// The epilogue's reads. E_QKV_ROPE (invocation p < ROWS / 2 takes rows r = 2p, 2p + 1 of the group):
-// a, b the two biases, c, d the cosine and sine, pos the KV position. Otherwise (invocation
-// r < ROWS takes row r): a the bias, b the old value (residuals) or the time embedding (E_COND_EOS),
-// c the gate (E_GATED_RESIDUAL).
-struct Tail { a: f32, b: f32, c: f32, d: f32, pos: u32 }
+// The epilogue's reads (invocation r < ROWS takes row r): a the bias, b the old value (residuals) or
+// the time embedding (E_COND_EOS), c the gate (E_GATED_RESIDUAL).
+struct Tail { a: f32, b: f32, c: f32 }
 
 fn load_tail(group: u32, lid: u32) -> Tail {
     var t: Tail;
-    if (EPILOGUE == E_QKV_ROPE) {
-        let r = group * ROWS + 2u * lid;
-        if (lid < ROWS / 2u && r < params.rows) {
-            t.pos = state[S_POS];
-            t.a = bias_of(r);
-            t.b = bias_of(r + 1u);
-            if (r < 2u * params.heads * params.head_dim) {
-                let j = (r % params.head_dim) / 2u;
-                let at = (t.pos * (params.head_dim / 2u) + j) * 2u;
-                t.c = aux[at];
-                t.d = aux[at + 1u];
-            }
-        }
-        return t;
-    }
     let r = group * ROWS + lid;
     if (lid < ROWS && r < params.rows) {
         t.a = bias_of(r);

@@ -1,0 +1,102 @@
+// One matrix row's dot product with the workgroup's input vector `xs`, LANES lanes a row, each lane
+// reading 16 bytes of the row at a time (16 q8 values, 8 f16 or 4 f32): shared by gemv.wgsl and
+// attention_step.wgsl. The including kernel defines K (the row length), KP (K rounded up to 32: q8 rows
+// are padded to it), LANES, `weights` and `var<workgroup> xs: array<f32, KP>`.
+//
+// A q8 row's share is loaded up front (load_q8_share) when a lane has at most 4 chunks of it, so that
+// the loads are in flight while the kernel waits for its gate and its prologue; the kernels issue them
+// before their first wait. Other rows load as they go (row_dot_loaded).
+
+const CHUNKS: u32 = KP / 16u;                      // 16-value chunks of a q8 row
+const TURNS: u32 = (CHUNKS + LANES - 1u) / LANES;  // chunks per lane
+const EARLY_ROWS: bool = TURNS <= 4u;              // q8 row shares loaded up front
+
+// A lane's share of a q8 row: its chunks lane, lane + LANES, ... (at most 4), with their scales.
+struct RowShare {
+    w0: vec4<u32>, w1: vec4<u32>, w2: vec4<u32>, w3: vec4<u32>,
+    scales: vec4<f32>,  // 0 for a turn past the row's end, so that turn adds nothing
+    q8: bool,           // false: not loaded (an f16 or f32 row, a long row, or no row)
+}
+
+// The chunk a lane reads in a turn, kept inside the row so that a turn past its end still reads
+// in bounds (its scale is 0).
+fn lane_chunk(lane: u32, turn: u32) -> u32 {
+    return min(lane + turn * LANES, CHUNKS - 1u);
+}
+
+// Row `row` of the q8 matrix at `word` (rows padded to KP) with its scales at `scales`.
+fn load_q8_share(word: u32, scales: u32, row: u32, lane: u32) -> RowShare {
+    var r: RowShare;
+    if (!EARLY_ROWS) { return r; }
+    r.q8 = true;
+    let base = word + row * (KP / 4u);
+    r.w0 = weight_words4(base + lane_chunk(lane, 0u) * 4u);
+    r.scales.x = q8_scale(scales, row, KP, lane_chunk(lane, 0u) / 2u);
+    if (TURNS > 1u) {
+        r.w1 = weight_words4(base + lane_chunk(lane, 1u) * 4u);
+        r.scales.y = q8_scale(scales, row, KP, lane_chunk(lane, 1u) / 2u);
+    }
+    if (TURNS > 2u) {
+        r.w2 = weight_words4(base + lane_chunk(lane, 2u) * 4u);
+        r.scales.z = q8_scale(scales, row, KP, lane_chunk(lane, 2u) / 2u);
+    }
+    if (TURNS > 3u) {
+        r.w3 = weight_words4(base + lane_chunk(lane, 3u) * 4u);
+        r.scales.w = q8_scale(scales, row, KP, lane_chunk(lane, 3u) / 2u);
+    }
+    let in_row = lane + vec4<u32>(0u, 1u, 2u, 3u) * LANES < vec4<u32>(CHUNKS);
+    r.scales = select(vec4<f32>(0.0), r.scales, in_row);
+    return r;
+}
+
+fn xs4(i: u32) -> vec4<f32> {
+    return vec4<f32>(xs[i], xs[i + 1u], xs[i + 2u], xs[i + 3u]);
+}
+
+fn w4(i: u32) -> vec4<f32> {
+    return vec4<f32>(bitcast<f32>(weights[i]), bitcast<f32>(weights[i + 1u]),
+                     bitcast<f32>(weights[i + 2u]), bitcast<f32>(weights[i + 3u]));
+}
+
+fn h2(i: u32) -> vec4<f32> {
+    return vec4<f32>(unpack2x16float(weights[i]), unpack2x16float(weights[i + 1u]));
+}
+
+fn chunk_dot(w: vec4<u32>, chunk: u32) -> f32 {
+    let x = chunk * 16u;
+    return q8_dot16(w, xs4(x), xs4(x + 4u), xs4(x + 8u), xs4(x + 12u));
+}
+
+// This lane's share of a q8 row's dot product with xs, from its early loads.
+fn share_dot(r: RowShare, lane: u32) -> f32 {
+    var acc = r.scales.x * chunk_dot(r.w0, lane_chunk(lane, 0u));
+    if (TURNS > 1u) { acc += r.scales.y * chunk_dot(r.w1, lane_chunk(lane, 1u)); }
+    if (TURNS > 2u) { acc += r.scales.z * chunk_dot(r.w2, lane_chunk(lane, 2u)); }
+    if (TURNS > 3u) { acc += r.scales.w * chunk_dot(r.w3, lane_chunk(lane, 3u)); }
+    return acc;
+}
+
+// This lane's share of row `row` of a matrix of any kind (at `word`, q8 scales at `scales`, q8 rows
+// padded to `padded`), loading as it goes: f16 and f32 rows, and q8 rows too long for the early loads.
+fn row_dot_loaded(kind: u32, word: u32, scales: u32, padded: u32, row: u32, lane: u32) -> f32 {
+    var acc = 0.0;
+    if (kind == KIND_Q8) {
+        let row_base = word + row * (padded / 4u);
+        for (var c = lane; c < padded / 16u; c += LANES) {
+            acc += chunk_dot(weight_words4(row_base + c * 4u), c) * q8_scale(scales, row, padded, c / 2u);
+        }
+    } else if (kind == KIND_F16) {
+        let row_base = word + row * (K / 2u);
+        for (var c = lane; c < K / 8u; c += LANES) {
+            let w = row_base + c * 4u;
+            let x = c * 8u;
+            acc += dot(h2(w), xs4(x)) + dot(h2(w + 2u), xs4(x + 4u));
+        }
+    } else {
+        let row_base = word + row * K;
+        for (var c = lane; c < K / 4u; c += LANES) {
+            acc += dot(w4(row_base + c * 4u), xs4(c * 4u));
+        }
+    }
+    return acc;
+}
