@@ -18,7 +18,7 @@ A take, in Programs (each a prebuilt list of dispatches and copies, submitted by
 
 The step (backbone first, skipped for frame 0 whose hidden state comes from the prefill):
   per layer: [LayerNorm + each head's q/k/v rows + RoPE + KV write + attention split over the keys]
-             (attention_step.wgsl: every workgroup of a head makes its own q),
+             (attention_step.wgsl: every workgroup of a head makes 64 rows of in_proj itself),
              [out-proj GEMV whose prologue merges the splits, + residual], [LayerNorm + fc1 + GELU],
              [fc2 + residual]
   then: [out_norm + cond_embed (+ time embedding) + end-of-speech logit and decision] (one GEMV),

@@ -338,7 +338,7 @@ class LmKernelsMore:
             self._params(data, f"attention step {layer}"), self.weights, state, x, rope, kv, partials,
             alignment,
         ]  # fmt: skip
-        self._dispatch(program, k, buffers, heads * (splits + 1))
+        self._dispatch(program, k, buffers, heads * (splits + 2))
 
     # ---- step_end.wgsl -----------------------------------------------------------------------
     def step_end(

@@ -7,16 +7,20 @@
 // (about 9 us on the H200, where a 1536 x 512 int8 product is well under 1 us of bandwidth), so the
 // QKV product as its own dispatch cost more than its work. Here every workgroup of a head makes the
 // head's q itself (64 rows of 512: 32 KiB of int8, loaded before its first wait), which is the price
-// of one dispatch a layer fewer.
+// of one dispatch a layer fewer. Every workgroup makes exactly HEAD_DIM rows, since the kernel lasts
+// as long as its slowest workgroup: one that made q and k whole (128 rows) cost 1.5 us more
+// (bench/results/h200-ab-attention-roles-2026-11-30.json).
 //
-// Workgroups: OLD_SPLITS + 2 per head, head-major.
+// Workgroups: OLD_SPLITS + 3 per head, head-major; each makes HEAD_DIM "role rows" of in_proj.
 //   role s < OLD_SPLITS   q; attends over its share of the keys already cached (0..pos-1): part s
-//   role NEW_KEY          q and k; k into the cache at pos; part OLD_SPLITS's maximum is q.k * scale
-//                         and its sum 1 (the new key is that part's only key)
+//   role NEW_KEY + h      (h = 0, 1) half h of q and the same half of k; that half of k into the cache
+//                         at pos, and q.k * scale over the half as part OLD_SPLITS's word HEAD_DIM + h
 //   role NEW_VALUE        v; v into the cache at pos and as part OLD_SPLITS's output
 // so the merge sees OLD_SPLITS + 1 parts a head; each part leaves its unnormalised output o
-// (head_dim values), its maximum score m and its sum of exp(score - m). The new key's score is made
-// from the f32 q and k (the cache keeps them as KV_F16 says), as the reference does.
+// (head_dim values), its maximum score m and its sum of exp(score - m), except the last: the new key
+// is its only key, so its sum is 1 and its maximum the new key's score, which the merge adds up from
+// the two halves (gemv_early_loads.wgsl). The new key's score is made from the f32 q and k (the cache
+// keeps them as KV_F16 says), as the reference does.
 //
 // On the alignment layer, head `align_head` also leaves its raw scores over the text keys in this
 // frame's alignment row; the merge turns them into probabilities.
@@ -31,8 +35,10 @@ const GROUPS: u32 = WG_SIZE / PAIRS;  // key groups in the value pass
 const ROWS_PASS: u32 = WG_SIZE / LANES;
 const PASSES: u32 = HEAD_DIM / ROWS_PASS;  // 1 or 2 (lm_ops checks)
 const XTURNS: u32 = (KP + WG_SIZE - 1u) / WG_SIZE;  // input elements an invocation (at most 4)
-const NEW_KEY: u32 = OLD_SPLITS;
-const NEW_VALUE: u32 = OLD_SPLITS + 1u;
+const HALF: u32 = HEAD_DIM / 2u;
+const NEW_KEY: u32 = OLD_SPLITS;             // and NEW_KEY + 1
+const NEW_VALUE: u32 = OLD_SPLITS + 2u;
+const ROLES: u32 = OLD_SPLITS + 3u;
 
 struct Params {
     gate: u32, layer: u32, layers: u32, heads: u32,
@@ -52,8 +58,7 @@ struct Params {
 @group(0) @binding(7) var<storage, read_write> alignment: array<f32>;
 
 var<workgroup> xs: array<f32, KP>;
-var<workgroup> rows_a: array<f32, HEAD_DIM>;  // q (v for NEW_VALUE), before RoPE
-var<workgroup> rows_b: array<f32, HEAD_DIM>;  // k (NEW_KEY only), before RoPE
+var<workgroup> rows: array<f32, HEAD_DIM>;  // the role rows, before RoPE
 var<workgroup> qs: array<f32, HEAD_DIM>;      // q after RoPE
 var<workgroup> scores: array<f32, CHUNK>;
 var<workgroup> sums: array<f32, GROUPS * HEAD_DIM>;
@@ -104,20 +109,27 @@ fn normed_into_xs(ids: Ids, v: Inputs) {
     if (XTURNS > 3u) { put_normed(ids.lid + 3u * WG_SIZE, v.e3, mean, rstd); }
 }
 
-// in_proj's row for row r (0..HEAD_DIM) of the head's q (which = 0), k (1) or v (2).
-fn in_proj_row(which: u32, head: u32, r: u32) -> u32 {
-    return (which * params.heads + head) * HEAD_DIM + r;
+// in_proj's row for role row r (0..HEAD_DIM) of `role` in `head`: q's row r (v's for NEW_VALUE); for
+// the new key's half h, q's rows of that half, then k's.
+fn in_proj_row(role: u32, head: u32, r: u32) -> u32 {
+    var which = select(0u, 2u, role == NEW_VALUE);
+    var row = r;
+    if (role == NEW_KEY || role == NEW_KEY + 1u) {
+        which = select(0u, 1u, r >= HALF);
+        row = (role - NEW_KEY) * HALF + r % HALF;
+    }
+    return (which * params.heads + head) * HEAD_DIM + row;
 }
 
-fn early_share(which: u32, head: u32, part: u32, local_row: u32, lane: u32) -> RowShare {
+fn early_share(role: u32, head: u32, part: u32, local_row: u32, lane: u32) -> RowShare {
     var r: RowShare;
     if (params.w_kind != KIND_Q8 || part >= PASSES) { return r; }
-    let row = in_proj_row(which, head, part * ROWS_PASS + local_row);
+    let row = in_proj_row(role, head, part * ROWS_PASS + local_row);
     return load_q8_share(params.w_word, params.w_scales, row, lane);
 }
 
-// One pass of a matrix's rows: the dot products, summed over each row's lanes into `into`.
-fn project(share: RowShare, which: u32, head: u32, part: u32, ids: Ids, into_b: bool) {
+// One pass of the role rows: the dot products, summed over each row's lanes into `rows`.
+fn project(share: RowShare, role: u32, head: u32, part: u32, ids: Ids) {
     let local_row = ids.lid / LANES;
     let lane = ids.lid % LANES;
     let r = part * ROWS_PASS + local_row;
@@ -125,13 +137,11 @@ fn project(share: RowShare, which: u32, head: u32, part: u32, ids: Ids, into_b: 
     if (share.q8) {
         acc = share_dot(share, lane);
     } else {
-        let row = in_proj_row(which, head, r);
+        let row = in_proj_row(role, head, r);
         acc = row_dot_loaded(params.w_kind, params.w_word, params.w_scales, KP, row, lane);
     }
     let total = lanes_sum(acc, ids, LANES);
-    if (lane == 0u) {
-        if (into_b) { rows_b[r] = total; } else { rows_a[r] = total; }
-    }
+    if (lane == 0u) { rows[r] = total; }
 }
 
 // ---- the new key and value ----------------------------------------------------------------------
@@ -255,25 +265,24 @@ fn attend(ids: Ids, head: u32, split: u32, keys: u32) {
 
 @compute @workgroup_size(256)
 fn main(ids: Ids) {
-    let head = ids.wg.x / (OLD_SPLITS + 2u);
-    let role = ids.wg.x % (OLD_SPLITS + 2u);
+    let head = ids.wg.x / ROLES;
+    let role = ids.wg.x % ROLES;
     let local_row = ids.lid / LANES;
     let lane = ids.lid % LANES;
-    // Every load that waits on nothing this kernel computes, issued before the first wait: the
-    // head's rows of q (v for NEW_VALUE) and k (NEW_KEY), the input with its norm weights, the
-    // position and its RoPE angles.
-    let first = select(0u, 2u, role == NEW_VALUE);
-    let a0 = early_share(first, head, 0u, local_row, lane);
-    let a1 = early_share(first, head, 1u, local_row, lane);
-    var b0: RowShare;
-    var b1: RowShare;
-    if (role == NEW_KEY) {
-        b0 = early_share(1u, head, 0u, local_row, lane);
-        b1 = early_share(1u, head, 1u, local_row, lane);
-    }
+    let key_half = role == NEW_KEY || role == NEW_KEY + 1u;
+    // Every load that waits on nothing this kernel computes, issued before the first wait: the role
+    // rows, the input with its norm weights, the position and the RoPE angles of the pair this
+    // invocation rotates (invocations < PAIRS; < HALF / 2 for a half of the new key).
+    let a0 = early_share(role, head, 0u, local_row, lane);
+    let a1 = early_share(role, head, 1u, local_row, lane);
     let inputs = load_inputs(ids.lid);
     let pos = state[S_POS];
-    let j = min(ids.lid, PAIRS - 1u);  // the RoPE pair this invocation rotates (invocations < PAIRS)
+    var j = min(ids.lid, PAIRS - 1u);  // the pair of the head's dimensions
+    var i = j;                         // where its q (or v) is among the role rows
+    if (key_half) {
+        i = min(ids.lid, HALF / 2u - 1u);
+        j = (role - NEW_KEY) * (HALF / 2u) + i;
+    }
     let angle = vec2<f32>(rope[(pos * PAIRS + j) * 2u], rope[(pos * PAIRS + j) * 2u + 1u]);
     if (ids.lid == 0u) { uniform_slot = role; }
     if (skip_workgroup(params.gate, ids.lid)) { return; }
@@ -281,37 +290,30 @@ fn main(ids: Ids) {
 
     normed_into_xs(ids, inputs);
     workgroupBarrier();
-    project(a0, first, head, 0u, ids, false);
-    if (PASSES > 1u) { project(a1, first, head, 1u, ids, false); }
-    if (role_u == NEW_KEY) {
-        project(b0, 1u, head, 0u, ids, true);
-        if (PASSES > 1u) { project(b1, 1u, head, 1u, ids, true); }
-    }
+    project(a0, role, head, 0u, ids);
+    if (PASSES > 1u) { project(a1, role, head, 1u, ids); }
     workgroupBarrier();
 
     let out = (head * (OLD_SPLITS + 1u) + OLD_SPLITS) * params.part_stride;
-    let pair = ids.lid < PAIRS;
     if (role_u == NEW_VALUE) {
-        if (pair) {
-            let v = vec2<f32>(rows_a[2u * j], rows_a[2u * j + 1u]);
+        if (ids.lid < PAIRS) {
+            let v = vec2<f32>(rows[2u * j], rows[2u * j + 1u]);
             kv_write(pos, 1u, head, j, v);
             partials[out + 2u * j] = v.x;
             partials[out + 2u * j + 1u] = v.y;
         }
         return;
     }
-    let q = rotated(rows_a[2u * j], rows_a[2u * j + 1u], angle);
-    if (role_u == NEW_KEY) {
-        let k = rotated(rows_b[2u * j], rows_b[2u * j + 1u], angle);
-        if (pair) { kv_write(pos, 0u, head, j, k); }
-        let score = workgroup_sum(select(0.0, dot(q, k), pair), ids) * params.scale;
-        if (ids.lid == 0u) {
-            partials[out + HEAD_DIM] = score;
-            partials[out + HEAD_DIM + 1u] = 1.0;
-        }
+    let q = rotated(rows[2u * i], rows[2u * i + 1u], angle);
+    if (role_u == NEW_KEY || role_u == NEW_KEY + 1u) {
+        let mine = ids.lid < HALF / 2u;
+        let k = rotated(rows[HALF + 2u * i], rows[HALF + 2u * i + 1u], angle);
+        if (mine) { kv_write(pos, 0u, head, j, k); }
+        let score = workgroup_sum(select(0.0, dot(q, k), mine), ids) * params.scale;
+        if (ids.lid == 0u) { partials[out + HEAD_DIM + role_u - NEW_KEY] = score; }
         return;
     }
-    if (pair) {
+    if (ids.lid < PAIRS) {
         qs[2u * j] = q.x;
         qs[2u * j + 1u] = q.y;
     }

@@ -72,6 +72,9 @@ fn load_merge_inputs(lid: u32) -> MergeInputs {
     if (lid < params.heads * SPLITS) {
         let at = lid * params.part_stride + params.head_dim;
         v.stats = vec2<f32>(src[at], src[at + 1u]);
+        // a head's last part is the new key alone (attention_step.wgsl): its sum is 1 and its maximum
+        // the key's score, left in two halves
+        if (lid % SPLITS == SPLITS - 1u) { v.stats = vec2<f32>(v.stats.x + v.stats.y, 1.0); }
     }
     if (EARLY_MERGE) {
         let a = split_outputs(lid);
