@@ -20,7 +20,9 @@ The kernels (in wgsl/):
   copy_row.wgsl           one row of a matrix to a vector (the BOS row to the step's input)
   time_embedding.wgsl     the flow head's constant time embedding (once, at load)
 and the helpers they include: lm_state.wgsl (the state words), lm_math.wgsl (portable sin/cos/log/erf,
-the noise), reduce_subgroups.wgsl or reduce_shared.wgsl (reductions), weights.wgsl (reading weights).
+the noise, RoPE on a pair), reduce_subgroups.wgsl or reduce_shared.wgsl (reductions), weights.wgsl
+(reading weights), row_dot.wgsl (a matrix row's dot product), kv_cache.wgsl and kv_cache_put.wgsl
+(reading and writing the KV cache).
 """
 
 from __future__ import annotations
@@ -63,8 +65,8 @@ _KIND = {"q8": 0, "f16": 1, "f32": 2}
 
 _GEMV_HEADER = (
     "gate rows n_segments src_offset ln_w ln_b ln_kind ln_affine ln_eps mod_shift mod_scale mod_gate "
-    "dst_offset normed_offset write_normed _pad3 head_dim heads _pad2 part_stride align align_head "
-    "align_stride _pad4 _pad5 aux_offset _pad0 _pad1"
+    "dst_offset normed_offset write_normed head_dim heads part_stride align align_head align_stride "
+    "aux_offset _pad0 _pad1"
 ).split()
 _FLOATS = {"ln_eps", "eps"}
 
@@ -310,8 +312,8 @@ class LmKernelsMore:
         """LayerNorm (`ln`: ln_fields), the q/k/v rows of `in_proj` (no bias), RoPE, the new key and value
         into `kv` and attention over it, left in `partials` as `splits` parts a head for the output
         projection's merge: splits - 1 over the cached keys (`chunk` at most each), one for the new key."""
-        if 256 % (head_dim // 2) or head_dim % 16 or head_dim > 64:
-            raise ValueError(f"head_dim {head_dim}: a multiple of 16 up to 64")
+        if head_dim not in (16, 32, 64):
+            raise ValueError(f"head_dim {head_dim}: the step's attention takes 16, 32 or 64")
         if splits < 2:
             raise ValueError("the step's attention has at least one split over the cache and the new key")
         hidden = heads * head_dim
@@ -321,6 +323,8 @@ class LmKernelsMore:
         if kp > 4 * 256 or (in_proj.kind == "f16" and hidden % 8) or (in_proj.kind == "f32" and hidden % 4):
             raise ValueError(f"{in_proj.name}: width {hidden}: at most 1024, in 16-byte reads")
         fields = {"ln_w": 0, "ln_b": 0, "ln_kind": 0, "ln_affine": 0, "ln_eps": 1e-5}
+        if set(ln) - set(fields):
+            raise TypeError(f"attention step: unknown LayerNorm fields {sorted(set(ln) - set(fields))}")
         fields.update(ln)
         row_words = hidden // (2 if kv_f16 else 1)
         data = pack_params(
@@ -330,7 +334,8 @@ class LmKernelsMore:
             fields["ln_affine"], float(fields["ln_eps"]), 0, 0,
         )  # fmt: skip
         k = self._kernel(
-            "attention_step.wgsl", state=True, weights=True, reduce=True, kv=True, parts=("row_dot.wgsl",),
+            "attention_step.wgsl", state=True, weights=True, reduce=True, kv=True,
+            parts=("kv_cache_put.wgsl", "row_dot.wgsl"),
             K=hidden, KP=kp, LANES=max(8, 256 // head_dim), KV_F16=bool(kv_f16), HEAD_DIM=head_dim,
             CHUNK=chunk, OLD_SPLITS=splits - 1,
         )  # fmt: skip
@@ -521,8 +526,8 @@ class LmKernelsMore:
         row_words = heads * head_dim // (2 if kv_f16 else 1)
         data = pack_params(int(text), layer, layers, row_words)
         k = self._kernel(
-            "rope_kv_rows.wgsl", state=True, weights=False, reduce=False,
-            KV_F16=bool(kv_f16), HIDDEN=heads * head_dim, HEAD_DIM=head_dim,
+            "rope_kv_rows.wgsl", state=True, weights=False, reduce=False, kv=True,
+            parts=("kv_cache_put.wgsl",), KV_F16=bool(kv_f16), HIDDEN=heads * head_dim, HEAD_DIM=head_dim,
         )  # fmt: skip
         buffers = [self._params(data, f"rope kv {layer}"), state, qkv, rope, q, kv]
         self._dispatch(program, k, buffers, count)

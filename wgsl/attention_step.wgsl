@@ -64,7 +64,8 @@ var<workgroup> scores: array<f32, CHUNK>;
 var<workgroup> sums: array<f32, GROUPS * HEAD_DIM>;
 var<workgroup> uniform_slot: u32;  // a value made visibly uniform for the barriers that follow it
 
-// kv_row and kv_pair: kv_cache.wgsl; RowShare, share_dot, row_dot_loaded: row_dot.wgsl
+// kv_row, kv_pair: kv_cache.wgsl; kv_put: kv_cache_put.wgsl; rope_rotate: lm_math.wgsl;
+// RowShare, share_dot, row_dot_loaded: row_dot.wgsl
 
 // ---- the projection -----------------------------------------------------------------------------
 // Element i of the input with its norm weights (weight 1, bias 0 without affine; 0 past K).
@@ -142,21 +143,6 @@ fn project(share: RowShare, role: u32, head: u32, part: u32, ids: Ids) {
     }
     let total = lanes_sum(acc, ids, LANES);
     if (lane == 0u) { rows[r] = total; }
-}
-
-// ---- the new key and value ----------------------------------------------------------------------
-fn kv_write(pos: u32, which: u32, head: u32, j: u32, value: vec2<f32>) {
-    let row = kv_row(pos, which, head);
-    if (KV_F16) {
-        kv[row + j] = pack2x16float(value);
-    } else {
-        kv[row + 2u * j] = bitcast<u32>(value.x);
-        kv[row + 2u * j + 1u] = bitcast<u32>(value.y);
-    }
-}
-
-fn rotated(a: f32, b: f32, cs: vec2<f32>) -> vec2<f32> {
-    return vec2<f32>(a * cs.x - b * cs.y, b * cs.x + a * cs.y);
 }
 
 // ---- the scores over cached keys ----------------------------------------------------------------
@@ -298,17 +284,17 @@ fn main(ids: Ids) {
     if (role_u == NEW_VALUE) {
         if (ids.lid < PAIRS) {
             let v = vec2<f32>(rows[2u * j], rows[2u * j + 1u]);
-            kv_write(pos, 1u, head, j, v);
+            kv_put(pos, 1u, head * HEAD_DIM + 2u * j, v);
             partials[out + 2u * j] = v.x;
             partials[out + 2u * j + 1u] = v.y;
         }
         return;
     }
-    let q = rotated(rows[2u * i], rows[2u * i + 1u], angle);
+    let q = rope_rotate(rows[2u * i], rows[2u * i + 1u], angle);
     if (role_u == NEW_KEY || role_u == NEW_KEY + 1u) {
         let mine = ids.lid < HALF / 2u;
-        let k = rotated(rows[HALF + 2u * i], rows[HALF + 2u * i + 1u], angle);
-        if (mine) { kv_write(pos, 0u, head, j, k); }
+        let k = rope_rotate(rows[HALF + 2u * i], rows[HALF + 2u * i + 1u], angle);
+        if (mine) { kv_put(pos, 0u, head * HEAD_DIM + 2u * j, k); }
         let score = workgroup_sum(select(0.0, dot(q, k), mine), ids) * params.scale;
         if (ids.lid == 0u) { partials[out + HEAD_DIM + role_u - NEW_KEY] = score; }
         return;

@@ -72,10 +72,9 @@ struct Params {
     gate: u32, rows: u32, n_segments: u32, src_offset: u32,
     ln_w: u32, ln_b: u32, ln_kind: u32, ln_affine: u32,
     ln_eps: f32, mod_shift: u32, mod_scale: u32, mod_gate: u32,
-    dst_offset: u32, normed_offset: u32, write_normed: u32, _pad3: u32,
-    head_dim: u32, heads: u32, _pad2: u32, part_stride: u32,
-    align: u32, align_head: u32, align_stride: u32, _pad4: u32,
-    _pad5: u32, aux_offset: u32, _pad0: u32, _pad1: u32,
+    dst_offset: u32, normed_offset: u32, write_normed: u32, head_dim: u32,
+    heads: u32, part_stride: u32, align: u32, align_head: u32,
+    align_stride: u32, aux_offset: u32, _pad0: u32, _pad1: u32,  // segs start on 16 bytes
     segs: array<Segment, 8>,
 }
 

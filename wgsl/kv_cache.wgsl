@@ -1,7 +1,7 @@
 // The key/value cache, shared by the step's and the prefill's attention. Per position, per layer:
 // a row of keys then a row of values, `params.kv_row_words` u32 words each, heads side by side;
 // f16 pairs packed with pack2x16float when KV_F16, else f32. The including shader declares
-// `kv: array<u32>` and a `params` with `layer`, `layers` and `kv_row_words`.
+// `kv: array<u32>` and a `params` with `layer`, `layers` and `kv_row_words`. Writing: kv_cache_put.wgsl.
 
 // The first word of `head` in the key (which = 0) or value (which = 1) row at `pos`.
 fn kv_row(pos: u32, which: u32, head: u32) -> u32 {

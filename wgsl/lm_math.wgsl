@@ -77,3 +77,8 @@ fn noise_value(seed: u32, frame: u32, channel: u32) -> f32 {
     let radius = sqrt(-2.0 * log_f32(u1));
     return radius * sincos(6.2831853071795865 * u2).y;
 }
+
+// RoPE on one pair (a, b) of interleaved dimensions (2j, 2j + 1), cs = (cos, sin) of its angle.
+fn rope_rotate(a: f32, b: f32, cs: vec2<f32>) -> vec2<f32> {
+    return vec2<f32>(a * cs.x - b * cs.y, b * cs.x + a * cs.y);
+}

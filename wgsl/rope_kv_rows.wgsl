@@ -14,15 +14,7 @@ struct Params { base_from_state: u32, layer: u32, layers: u32, kv_row_words: u32
 @group(0) @binding(4) var<storage, read_write> q: array<f32>;
 @group(0) @binding(5) var<storage, read_write> kv: array<u32>;
 
-fn kv_write(pos: u32, which: u32, dim: u32, value: vec2<f32>) {
-    let base = ((pos * params.layers + params.layer) * 2u + which) * params.kv_row_words;
-    if (KV_F16) {
-        kv[base + dim / 2u] = pack2x16float(value);
-    } else {
-        kv[base + dim] = bitcast<u32>(value.x);
-        kv[base + dim + 1u] = bitcast<u32>(value.y);
-    }
-}
+// kv_put: kv_cache_put.wgsl; rope_rotate: lm_math.wgsl
 
 @compute @workgroup_size(256)
 fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wg: vec3<u32>) {
@@ -35,18 +27,15 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wg: ve
         let b = qkv[row * 3u * HIDDEN + r + 1u];
         if (r < 2u * HIDDEN) {
             let t = (pos * (HEAD_DIM / 2u) + (r % HEAD_DIM) / 2u) * 2u;
-            let c = rope[t];
-            let s = rope[t + 1u];
-            let x = a * c - b * s;
-            let y = b * c + a * s;
+            let v = rope_rotate(a, b, vec2<f32>(rope[t], rope[t + 1u]));
             if (r < HIDDEN) {
-                q[row * HIDDEN + r] = x;
-                q[row * HIDDEN + r + 1u] = y;
+                q[row * HIDDEN + r] = v.x;
+                q[row * HIDDEN + r + 1u] = v.y;
             } else {
-                kv_write(pos, 0u, r - HIDDEN, vec2<f32>(x, y));
+                kv_put(pos, 0u, r - HIDDEN, v);
             }
         } else {
-            kv_write(pos, 1u, r - 2u * HIDDEN, vec2<f32>(a, b));
+            kv_put(pos, 1u, r - 2u * HIDDEN, vec2<f32>(a, b));
         }
     }
 }
