@@ -93,3 +93,38 @@ def test_door_reports_subgroups_on_request(door, door_without_subgroups):
     assert "subgroups" not in door_without_subgroups.features
     # lavapipe and every GPU we target have subgroups; the flag must follow the adapter
     assert ("subgroups" in door.features) == ("subgroup" in door.adapter.features)
+
+
+def test_a_shader_error_is_raised_with_the_compilers_words(door, tmp_path):
+    # the native door compiles through wgpuDeviceCreateShaderModuleTrusted: its errors must still raise
+    bad = tmp_path / "bad.wgsl"
+    bad.write_text(
+        "@group(0) @binding(0) var<storage, read_write> data: array<f32>;\n"
+        "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; data[0] = f32(x); }\n"
+    )
+    with pytest.raises(Exception, match="expected to be `u32`"):
+        door.pipeline(kernel(str(bad)))
+
+
+def test_fixed_count_loops_run_every_turn_without_loop_bounding(door, tmp_path):
+    # naga's forced loop bounding is off in the native door (phonon_web/gpu/native.py); loops that the
+    # driver may now unroll must still run each turn, nested and with an early break
+    loops = tmp_path / "loops.wgsl"
+    loops.write_text(
+        "@group(0) @binding(0) var<storage, read_write> data: array<u32>;\n"
+        "@compute @workgroup_size(64) fn main(@builtin(local_invocation_index) i: u32) {\n"
+        "    var acc = 0u;\n"
+        "    for (var a = 0u; a < 4u; a++) { for (var b = 0u; b <= i; b++) { acc += a + b; } }\n"
+        "    loop { if (acc % 7u == 0u) { break; } acc += 1u; }\n"
+        "    data[i] = acc;\n"
+        "}\n"
+    )
+    buf = upload(door, np.zeros(64, np.uint32))
+    run(door, kernel(str(loops)), [buf], 1)
+    expected = []
+    for i in range(64):
+        acc = sum(a + b for a in range(4) for b in range(i + 1))
+        while acc % 7:
+            acc += 1
+        expected.append(acc)
+    assert download(door, buf, count=64, dtype=np.uint32).tolist() == expected

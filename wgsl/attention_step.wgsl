@@ -57,7 +57,7 @@ struct Params {
 @group(0) @binding(6) var<storage, read_write> partials: array<f32>;
 @group(0) @binding(7) var<storage, read_write> alignment: array<f32>;
 
-var<workgroup> xs: array<f32, KP>;
+var<workgroup> xs: array<vec4<f32>, KP / 4u>;  // x, four values an element (row_dot.wgsl)
 var<workgroup> rows: array<f32, HEAD_DIM>;  // the role rows, before RoPE
 var<workgroup> qs: array<f32, HEAD_DIM>;      // q after RoPE
 var<workgroup> scores: array<f32, CHUNK>;
@@ -94,7 +94,7 @@ fn load_inputs(lid: u32) -> Inputs {
 }
 
 fn put_normed(i: u32, e: Elem, mean: f32, rstd: f32) {
-    if (i < KP) { xs[i] = select(0.0, (e.v - mean) * rstd * e.w + e.b, i < K); }
+    if (i < KP) { x_put(i, select(0.0, (e.v - mean) * rstd * e.w + e.b, i < K)); }
 }
 
 // LayerNorm of the input into xs (one pass: the sum and the sum of squares together, as gemv does).

@@ -86,7 +86,7 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> dst: array<f32>;
 @group(0) @binding(6) var<storage, read_write> extra: array<u32>;
 
-var<workgroup> xs: array<f32, KP>;
+var<workgroup> xs: array<vec4<f32>, KP / 4u>;  // x, four values an element (row_dot.wgsl)
 var<workgroup> totals: array<f32, ROWS>;
 
 // (segment index, row within the segment) of a global row

@@ -3,7 +3,7 @@
 // Module-scope names are gemv.wgsl's (WGSL resolves them in any order).
 
 fn put_x(i: u32, v: f32) {
-    if (i < KP) { xs[i] = v; }
+    if (i < KP) { x_put(i, v); }
 }
 
 fn sum_sq(e: Elem) -> vec2<f32> {
@@ -49,7 +49,7 @@ fn late_x_into_xs(ids: Ids) {
     var s = vec2<f32>(0.0);
     for (var i = ids.lid; i < KP; i += WG_SIZE) {
         let e = load_elem(i);
-        xs[i] = e.x;
+        x_put(i, e.x);
         s += sum_sq(e);
     }
     var mean = 0.0;
@@ -61,8 +61,8 @@ fn late_x_into_xs(ids: Ids) {
     }
     for (var i = ids.lid; i < KP; i += WG_SIZE) {
         var e = load_elem(i);
-        e.x = xs[i];
-        xs[i] = finished(e, i, mean, rstd);
+        e.x = x_at(i);
+        x_put(i, finished(e, i, mean, rstd));
     }
 }
 
@@ -137,7 +137,7 @@ fn attention_merge_into_xs(ids: Ids, v: MergeInputs, first_group: bool) {
                         + dot(a1, select(vec4<f32>(0.0), w1, n + 4u < vec4<u32>(SPLITS)));
                 }
             }
-            xs[i] = value;
+            x_put(i, value);
         }
     }
     // The alignment layer: attention_step left the raw scores of the text keys; turn them into
@@ -164,13 +164,13 @@ fn prologue(ids: Ids, inputs: Inputs, merge: MergeInputs, first_group: bool) {
         for (var i = ids.lid; i < KP; i += WG_SIZE) {
             var v = 0.0;
             if (i < K) { v = noise_value(seed, frame, i) * scale; }
-            xs[i] = v;
+            x_put(i, v);
             if (first_group && i < K) { extra[i] = bitcast<u32>(v); }
         }
     }
     // (each invocation reads back only the elements it wrote, so no barrier)
     if (params.write_normed != 0u && first_group) {
-        for (var i = ids.lid; i < K; i += WG_SIZE) { dst[params.normed_offset + i] = xs[i]; }
+        for (var i = ids.lid; i < K; i += WG_SIZE) { dst[params.normed_offset + i] = x_at(i); }
     }
 }
 

@@ -1,7 +1,12 @@
 // One matrix row's dot product with the workgroup's input vector `xs`, LANES lanes a row, each lane
 // reading 16 bytes of the row at a time (16 q8 values, 8 f16 or 4 f32): shared by gemv.wgsl and
 // attention_step.wgsl. The including kernel defines K (the row length), KP (K rounded up to 32: q8 rows
-// are padded to it), LANES, `weights` and `var<workgroup> xs: array<f32, KP>`.
+// are padded to it), LANES, `weights` and `var<workgroup> xs: array<vec4<f32>, KP / 4u>`.
+//
+// x is kept four values an element so that a dot product's sixteen inputs are four 16-byte reads of
+// workgroup memory: a robust compiler (naga, Tint) clamps every array index, and four scalar reads
+// with four clamps are neither one instruction nor free (in the H200 profile an unchecked build ran
+// the step 7% faster; the vec4 reads took back part of that, see bench/results).
 //
 // A q8 row's share is loaded up front (load_q8_share) when a lane has at most 4 chunks of it, so that
 // the loads are in flight while the kernel waits for its gate and its prologue; the kernels issue them
@@ -49,8 +54,17 @@ fn load_q8_share(word: u32, scales: u32, row: u32, lane: u32) -> RowShare {
     return r;
 }
 
+// x[i..i + 4] for i a multiple of 4
 fn xs4(i: u32) -> vec4<f32> {
-    return vec4<f32>(xs[i], xs[i + 1u], xs[i + 2u], xs[i + 3u]);
+    return xs[i / 4u];
+}
+
+fn x_put(i: u32, v: f32) {
+    xs[i / 4u][i % 4u] = v;
+}
+
+fn x_at(i: u32) -> f32 {
+    return xs[i / 4u][i % 4u];
 }
 
 fn w4(i: u32) -> vec4<f32> {

@@ -36,7 +36,7 @@ struct Params {
 @group(0) @binding(7) var<storage, read_write> latents: array<f32>;  // [frame][LATENT], denormalised
 @group(0) @binding(8) var<storage, read_write> x: array<f32>;        // the backbone's next input row
 
-var<workgroup> xs: array<f32, F>;
+var<workgroup> xs: array<vec4<f32>, F / 4u>;  // four values an element, as in row_dot.wgsl
 var<workgroup> parts: array<f32, WG_SIZE>;
 var<workgroup> zn: array<f32, 2 * LATENT>;  // [z, the next frame's noise]
 
@@ -55,8 +55,8 @@ fn weights4(kind: u32, word: u32, scales: u32, cols: u32, padded: u32, row: u32,
                      bitcast<f32>(weights[i + 2u]), bitcast<f32>(weights[i + 3u]));
 }
 
-fn xs4(k: u32) -> vec4<f32> {
-    return vec4<f32>(xs[k], xs[k + 1u], xs[k + 2u], xs[k + 3u]);
+fn xs4(k: u32) -> vec4<f32> {  // k a multiple of 4
+    return xs[k / 4u];
 }
 
 fn zn4(j: u32) -> vec4<f32> {
@@ -175,8 +175,8 @@ fn main(ids: Ids) {
     let sums = workgroup_sum2(vec2<f32>(f0.x + f1.x, f0.x * f0.x + f1.x * f1.x), ids) / f32(F);
     let mean = sums.x;
     let rstd = 1.0 / sqrt(max(sums.y - mean * mean, 0.0) + params.eps);
-    if (lid < F) { xs[lid] = (f0.x - mean) * rstd * (1.0 + f0.scale) + f0.shift; }
-    if (r1 < F) { xs[r1] = (f1.x - mean) * rstd * (1.0 + f1.scale) + f1.shift; }
+    if (lid < F) { xs[lid / 4u][lid % 4u] = (f0.x - mean) * rstd * (1.0 + f0.scale) + f0.shift; }
+    if (r1 < F) { xs[r1 / 4u][r1 % 4u] = (f1.x - mean) * rstd * (1.0 + f1.scale) + f1.shift; }
     workgroupBarrier();
 
     // the velocity: PARTS invocations per channel, each a contiguous slice of SPAN columns

@@ -18,6 +18,8 @@ _LAVAPIPE_ICD = "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json"
 # The limits the engine relies on; everything else stays at WebGPU's portable defaults on purpose.
 _LIMITS_FROM_ADAPTER = ("max-storage-buffer-binding-size", "max-buffer-size")
 
+RUNTIME_CHECKS_BOUNDS = 0x1  # WGPUShaderRuntimeChecks_BoundsChecks: clamp indices, bound no loops
+
 
 class NativeDoor(Door):
     name = "wgpu-py"
@@ -110,12 +112,48 @@ class NativeDoor(Door):
             layout = self.device.create_pipeline_layout(bind_group_layouts=[bgl])
             layout._phonon_bgl = bgl
             self._layouts[layout_key] = layout
-        module = self.device.create_shader_module(code=kernel.source(), label=kernel.label)
+        module = self._create_module(kernel.source(), kernel.label)
         pipeline = self.device.create_compute_pipeline(
             layout=layout, compute={"module": module, "entry_point": kernel.entry}, label=kernel.label
         )
         pipeline._phonon_bgl = layout._phonon_bgl
         return pipeline
+
+    def _create_module(self, code: str, label: str):
+        """A WGSL module with bounds checks but without naga's forced loop bounding.
+
+        wgpu-native by default makes naga give every loop a hidden 64-bit counter that breaks after
+        2**64 turns (a guard against infinite loops, which SPIR-V leaves undefined). A loop with a
+        second exit is one the driver will not unroll, nor hoist its loads, so each turn of a fixed
+        four- or eight-turn loop pays a memory latency. Chrome's Tint adds no such counter; asking
+        wgpu-native for the same makes the native door compile the kernels as the browser does.
+        Bounds checks (index clamping) stay on, as in the browser. RUNTIME_CHECKS_BOUNDS is
+        WGPUShaderRuntimeChecks_BoundsChecks in wgpu.h (a `static const`, which cffi cannot read).
+        PHONON_SHADER_CHECKS=wgpu-default (wgpu-native's own checks) or none (no bounds checks
+        either) exist for the A/B runs in bench/results; nothing else should set it.
+        """
+        ffi, lib = self._ffi, self._lib
+        from wgpu.backends.wgpu_native._api import GPUShaderModule, libf  # libf raises wgpu's errors
+
+        trusted = getattr(libf, "wgpuDeviceCreateShaderModuleTrusted", None)
+        checks = os.environ.get("PHONON_SHADER_CHECKS", "bounds")  # for A/B runs: see the docstring
+        if trusted is None or checks == "wgpu-default":
+            return self.device.create_shader_module(code=code, label=label)
+
+        code_bytes, label_bytes = code.encode(), label.encode()
+        source = ffi.new("WGPUShaderSourceWGSL *")
+        source.chain.next = ffi.NULL
+        source.chain.sType = lib.WGPUSType_ShaderSourceWGSL
+        code_buffer = ffi.new("char[]", code_bytes)
+        source.code.data, source.code.length = code_buffer, len(code_bytes)
+        descriptor = ffi.new("WGPUShaderModuleDescriptor *")
+        descriptor.nextInChain = ffi.cast("WGPUChainedStruct *", source)
+        label_buffer = ffi.new("char[]", label_bytes)
+        descriptor.label.data, descriptor.label.length = label_buffer, len(label_bytes)
+        handle = trusted(self.device._internal, descriptor, 0 if checks == "none" else RUNTIME_CHECKS_BOUNDS)
+        if handle == ffi.NULL:
+            raise RuntimeError(f"shader module {label!r} could not be created")
+        return GPUShaderModule(label, handle, self.device)
 
     def _create_bind_group(self, pipeline, entries):
         entries = [
