@@ -25,6 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.measure import submit_and_read_stamps  # noqa: E402
+
 EMPTY_WGSL = ROOT / "bench" / "wgsl" / "empty.wgsl"
 TEXT = "The birch canoe slid on the smooth planks."
 INSIDE_PASSES = "timestamp-query-inside-passes"
@@ -68,22 +70,6 @@ def profile_program(door, program) -> list[tuple[str, float]]:
         index += 1
     stamps = submit_and_read_stamps(door, encoder, queries, count)
     return [(names[i], (stamps[2 * i + 1] - stamps[2 * i]) / 1000.0) for i in range(index)]
-
-
-def submit_and_read_stamps(door, encoder, queries, count: int) -> list[int]:
-    """Resolve `count` timestamps of `queries` at the end of `encoder`, submit it and read them (ns)."""
-    device, usage = door.device, door._wgpu.BufferUsage
-    resolved = device.create_buffer(size=8 * count, usage=usage.QUERY_RESOLVE | usage.COPY_SRC)
-    readable = device.create_buffer(size=8 * count, usage=usage.MAP_READ | usage.COPY_DST)
-    encoder.resolve_query_set(queries, 0, count, resolved, 0)
-    encoder.copy_buffer_to_buffer(resolved, 0, readable, 0, 8 * count)
-    device.queue.submit([encoder.finish()])
-    readable.map_sync(door._wgpu.MapMode.READ)
-    stamps = readable.read_mapped().cast("Q").tolist()
-    readable.unmap()
-    for item in (queries, resolved, readable):
-        item.destroy()
-    return stamps
 
 
 def profile_in_one_pass(door, programs) -> list[tuple[str, float]]:

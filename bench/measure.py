@@ -49,3 +49,48 @@ class GpuClock:
         encoded = time.perf_counter()
         run_sync(self.door.read(self.probe, 0, 16))
         return encoded - start, time.perf_counter() - start
+
+
+def submit_and_read_stamps(door, encoder, queries, count: int) -> list[int]:
+    """Resolve `count` timestamps of `queries` at the end of `encoder`, submit it and read them (ns)."""
+    device, usage = door.device, door._wgpu.BufferUsage
+    resolved = device.create_buffer(size=8 * count, usage=usage.QUERY_RESOLVE | usage.COPY_SRC)
+    readable = device.create_buffer(size=8 * count, usage=usage.MAP_READ | usage.COPY_DST)
+    encoder.resolve_query_set(queries, 0, count, resolved, 0)
+    encoder.copy_buffer_to_buffer(resolved, 0, readable, 0, 8 * count)
+    device.queue.submit([encoder.finish()])
+    readable.map_sync(door._wgpu.MapMode.READ)
+    stamps = readable.read_mapped().cast("Q").tolist()
+    readable.unmap()
+    for item in (queries, resolved, readable):
+        item.destroy()
+    return stamps
+
+
+def pass_gpu_us(door, programs) -> float:
+    """GPU microseconds of [(program, repeat)] encoded as one compute pass, from the timestamps the
+    pass writes at its beginning and its end (core "timestamp-query": no write inside the pass, so
+    nothing is added between dispatches). The CPU's encoding is not in it: the GPU starts once the
+    whole pass is submitted. Dispatches only."""
+    from phonon_web.gpu.door import Copy
+
+    queries = door.device.create_query_set(type="timestamp", count=2)
+    encoder = door.device.create_command_encoder()
+    compute = encoder.begin_compute_pass(
+        timestamp_writes={
+            "query_set": queries,
+            "beginning_of_pass_write_index": 0,
+            "end_of_pass_write_index": 1,
+        }
+    )
+    for program, repeat in programs:
+        if any(isinstance(c, Copy) for c in program.commands):
+            raise ValueError(f"{program.label}: pass_gpu_us takes dispatches only")
+        for _ in range(repeat):
+            for command in program.commands:
+                compute.set_pipeline(command.pipeline)
+                compute.set_bind_group(0, command.bind_group)
+                compute.dispatch_workgroups(command.x, command.y, command.z)
+    compute.end()
+    stamps = submit_and_read_stamps(door, encoder, queries, 2)
+    return (stamps[1] - stamps[0]) / 1000.0

@@ -370,7 +370,7 @@ class LmKernelsMore:
         hidden: int,
     ) -> None:
         latent, width = linear.rows, linear.cols
-        if 256 % latent or width % (4 * 256 // latent) or latent % 4:
+        if 256 % latent or (256 // latent) % 4 or width % (4 * 256 // latent) or latent % 4:
             raise ValueError(
                 f"latent size {latent} / flow width {width}: the step's end reads 4 values at a time"
             )

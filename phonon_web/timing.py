@@ -148,16 +148,14 @@ def loudness_db(
     """
     step = _step_length(sample_rate, step_seconds)
     _check_samples(samples)
-    mul = operator.mul
-    log10 = math.log10
-    floor = SILENCE_FLOOR_DB
-    out: list[float] = []
-    append = out.append
-    for i in range(0, len(samples), step):
-        chunk = samples[i : i + step]
-        mean_square = sum(map(mul, chunk, chunk)) / len(chunk)
-        append(max(floor, 10.0 * log10(mean_square)) if mean_square > 0.0 else floor)
-    return out
+    return [_step_db(samples, step, k) for k in range(-(-len(samples) // step))]
+
+
+def _step_db(samples: Sequence[float], step: int, k: int) -> float:
+    """loudness_db's value for step k (samples k * step .. k * step + step - 1)."""
+    chunk = samples[k * step : k * step + step]
+    mean_square = sum(map(operator.mul, chunk, chunk)) / len(chunk)
+    return max(SILENCE_FLOOR_DB, 10.0 * math.log10(mean_square)) if mean_square > 0.0 else SILENCE_FLOOR_DB
 
 
 def _piece_bytes(piece: str) -> bytes:
@@ -268,17 +266,20 @@ def align(
             starts.append(duration)
     ends = starts[1:] + [duration]
 
-    # Rule 4: a word starting in silence starts where the sound begins.
-    loudness = loudness_db(samples, sample_rate_f, STEP_SECONDS)
+    # Rule 4: a word starting in silence starts where the sound begins. Only the steps from a word's
+    # start up to its end (or the first loud one) are measured: a whole take's loudness in pure Python
+    # costs milliseconds, as much as the GPU's work on a short take.
+    steps = -(-len(samples) // step)
     for group in groups:
         start, end = starts[group[0]], ends[group[-1]]
         k = math.floor(start * sample_rate_f + 1e-6) // step
-        if k >= len(loudness) or loudness[k] >= silence_db:
+        if k >= steps or _step_db(samples, step, k) >= silence_db:
             continue
         j = k + 1
-        while j < len(loudness) and loudness[j] < silence_db:
+        # a sound found at or after the word's end would not move it: stop looking there
+        while j < steps and j * step / sample_rate_f < end and _step_db(samples, step, j) < silence_db:
             j += 1
-        if j == len(loudness):
+        if j == steps:
             continue
         sound = j * step / sample_rate_f
         if not sound < end:
