@@ -103,10 +103,57 @@ def main() -> int:
             "compute_ms": 1000 * speech.compute_seconds,
             "speed_x": speech.real_time_factor,
         }
+    report["timeline of a budget take"] = take_timeline(engine, voice)
     print(json.dumps(report, indent=1))
     if args.out:
         args.out.write_text(json.dumps(report, indent=1) + "\n")
     return 0
+
+
+def take_timeline(engine, voice) -> dict:
+    """When a take's submits and reads happen and how long each takes, from speak()'s call: the CPU's
+    encoding (submit), its waits for the GPU (read), and the Python around them (the gaps, and the
+    tail after the last read). The door's methods are wrapped for this one take and then restored."""
+    from phonon_web.gpu.door import run_sync
+
+    door = engine.door
+    events = []
+    submit, read = door.submit, door.read
+
+    def timed_submit(programs):
+        start = time.perf_counter()
+        submit(programs)
+        events.append(
+            ("submit", start, time.perf_counter(), "+".join(f"{p.label} x{n}" for p, n in programs))
+        )
+
+    async def timed_read(buffer, offset, size):
+        start = time.perf_counter()
+        data = await read(buffer, offset, size)
+        events.append(("read", start, time.perf_counter(), f"{size} bytes"))
+        return data
+
+    door.submit, door.read = timed_submit, timed_read
+    try:
+        began = time.perf_counter()
+        speech = run_sync(
+            engine.speak(
+                "The birch canoe slid on the smooth planks.", voice=voice, eos_threshold=float("inf")
+            )
+        )
+        ended = time.perf_counter()
+    finally:
+        door.submit, door.read = submit, read
+    return {
+        "frames": speech.frames,
+        "total_ms": round(1000 * (ended - began), 3),
+        "after_last_read_ms": round(1000 * (ended - events[-1][2]), 3),
+        "events": [
+            {"what": kind, "at_ms": round(1000 * (t0 - began), 3), "took_ms": round(1000 * (t1 - t0), 3),
+             "detail": detail}
+            for kind, t0, t1, detail in events
+        ],
+    }  # fmt: skip
 
 
 def _time(fn, repeat: int) -> float:
