@@ -59,7 +59,7 @@ struct Params {
 
 var<workgroup> xs: array<vec4<f32>, KP / 4u>;  // x, four values an element (row_dot.wgsl)
 var<workgroup> rows: array<f32, HEAD_DIM>;  // the role rows, before RoPE
-var<workgroup> qs: array<f32, HEAD_DIM>;      // q after RoPE
+var<workgroup> qs: array<vec2<f32>, PAIRS>;   // q after RoPE, a pair an element (one clamped read)
 var<workgroup> scores: array<f32, CHUNK>;
 var<workgroup> sums: array<f32, GROUPS * HEAD_DIM>;
 var<workgroup> uniform_slot: u32;  // a value made visibly uniform for the barriers that follow it
@@ -151,7 +151,7 @@ const KEYS_AT_ONCE: u32 = WG_SIZE / KEY_LANES;  // keys a turn of the score pass
 const PAIRS_PER_LANE: u32 = PAIRS / KEY_LANES;
 
 fn q_pair(j: u32) -> vec2<f32> {
-    return vec2<f32>(qs[2u * j], qs[2u * j + 1u]);
+    return qs[j];
 }
 
 // This lane's part of a key's score (the key row at `row`): its PAIRS_PER_LANE pairs, four loads side
@@ -300,8 +300,7 @@ fn main(ids: Ids) {
         return;
     }
     if (ids.lid < PAIRS) {
-        qs[2u * j] = q.x;
-        qs[2u * j + 1u] = q.y;
+        qs[j] = q;
     }
     attend(ids, head, role_u, pos);
 }

@@ -37,8 +37,10 @@ struct Params {
 @group(0) @binding(8) var<storage, read_write> x: array<f32>;        // the backbone's next input row
 
 var<workgroup> xs: array<vec4<f32>, F / 4u>;  // four values an element, as in row_dot.wgsl
-var<workgroup> parts: array<f32, WG_SIZE>;
-var<workgroup> zn: array<f32, 2 * LATENT>;  // [z, the next frame's noise]
+// Workgroup arrays hold vec4s so that one clamped 16-byte read fetches four values (see row_dot.wgsl):
+// PARTS and LATENT are multiples of 4 (LATENT is 32; lm_ops.py refuses others).
+var<workgroup> parts: array<vec4<f32>, WG_SIZE / 4u>;  // the projection's partial sums, PARTS a channel
+var<workgroup> zn: array<vec4<f32>, LATENT / 2u>;      // [z, the next frame's noise], LATENT each
 
 // Values k..k+3 of row `row` of a matrix of any kind (k a multiple of 4): the late path.
 fn weights4(kind: u32, word: u32, scales: u32, cols: u32, padded: u32, row: u32, k: u32) -> vec4<f32> {
@@ -59,8 +61,8 @@ fn xs4(k: u32) -> vec4<f32> {  // k a multiple of 4
     return xs[k / 4u];
 }
 
-fn zn4(j: u32) -> vec4<f32> {
-    return vec4<f32>(zn[j], zn[j + 1u], zn[j + 2u], zn[j + 3u]);
+fn zn4(j: u32) -> vec4<f32> {  // j a multiple of 4
+    return zn[j / 4u];
 }
 
 fn q8_dot_xs(w: vec4<u32>, k: u32) -> f32 {
@@ -189,14 +191,14 @@ fn main(ids: Ids) {
             acc += dot(w, xs4(k));
         }
     }
-    parts[lid] = acc;
+    parts[lid / 4u][lid % 4u] = acc;
     workgroupBarrier();
     if (lid < LATENT) {
         var v = head.y;
-        for (var p = 0u; p < PARTS; p++) { v += parts[lid * PARTS + p]; }
+        for (var p = 0u; p < PARTS / 4u; p++) { v += dot(parts[lid * (PARTS / 4u) + p], vec4<f32>(1.0)); }
         let z = head.x + v;
-        zn[lid] = z;
-        zn[LATENT + lid] = next_noise;
+        zn[lid / 4u][lid % 4u] = z;
+        zn[(LATENT + lid) / 4u][lid % 4u] = next_noise;
         flow_io[lid] = next_noise;
         flow_io[LATENT + lid] = z;
         latents[frame * LATENT + lid] = z * head.z + head.w;
