@@ -308,7 +308,10 @@ class Engine:
                 break
             submit = self._submits[index]
             if index == 0:
-                submit = [(lm.start(voice), 1), (self.codec.reset, 1), *submit]
+                # The prefill goes alone, so that the GPU starts on it while the CPU encodes the first
+                # chunk (a submit runs only once it is whole: together they began ~0.7 ms later).
+                door.submit([(lm.start(voice), 1)])
+                submit = [(self.codec.reset, 1), *submit]
             door.submit(submit)
             pending.append(index)
             # first audio as early as possible: read chunk 0 as soon as chunk 1 is queued behind it

@@ -72,7 +72,8 @@ def test_lost_between_a_submit_and_its_read(tts, fresh, monkeypatch):
     def submit_then_lose(programs):
         submit(programs)
         submits.append(1)
-        if len(submits) == 2:
+        # the prefill, chunk 0, chunk 1: speak() reads chunk 0 back once chunk 1 is queued behind it
+        if len(submits) == 3:
             door.device.destroy()  # wgpu-py only logs the loss: the failed map must tell
 
     monkeypatch.setattr(door, "submit", submit_then_lose)
