@@ -123,12 +123,14 @@ class NativeDoor(Door):
         """A WGSL module with bounds checks but without naga's forced loop bounding.
 
         wgpu-native by default makes naga give every loop a hidden 64-bit counter that breaks after
-        2**64 turns (a guard against infinite loops, which SPIR-V leaves undefined). A loop with a
-        second exit is one the driver will not unroll, nor hoist its loads, so each turn of a fixed
-        four- or eight-turn loop pays a memory latency. Chrome's Tint adds no such counter; asking
-        wgpu-native for the same makes the native door compile the kernels as the browser does.
-        Bounds checks (index clamping) stay on, as in the browser. RUNTIME_CHECKS_BOUNDS is
-        WGPUShaderRuntimeChecks_BoundsChecks in wgpu.h (a `static const`, which cffi cannot read).
+        2**64 turns (wgpu's guard against the undefined behaviour of an infinite loop). A loop with a
+        second exit is one the driver will not unroll, nor hoist its loads out of, so each turn of a
+        fixed four- or eight-turn loop pays a memory latency (gfx-rs/wgpu#7698 reports the same
+        slowdown; bench/results/h200-ab-shader-checks-2026-11-30.json measures ours). Every loop in
+        wgsl/ counts up to a bound set by its constants, its parameters or the state words the engine
+        writes, so the guard buys this engine nothing; the browsers' compilers guard loops in their
+        own ways. Bounds checks (index clamping) stay on, as in the browser. RUNTIME_CHECKS_BOUNDS
+        is WGPUShaderRuntimeChecks_BoundsChecks in wgpu.h (a `static const`, which cffi cannot read).
         PHONON_SHADER_CHECKS=wgpu-default (wgpu-native's own checks) or none (no bounds checks
         either) exist for the A/B runs in bench/results; nothing else should set it.
         """
