@@ -50,7 +50,9 @@ def synthetic_model(folder: Path, tiny: bool = False) -> tuple[Path, Path]:
     from tests.reference.checkpoint import write_checkpoint
 
     sources = (ROOT / "tests" / "reference" / "checkpoint.py", ROOT / "build_weights.py")
-    stamp = hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()
+    # the size is in the stamp: a folder last made tiny must not pass for the full-size model
+    size = b"tiny" if tiny else b"full"
+    stamp = hashlib.sha256(b"".join(path.read_bytes() for path in sources) + size).hexdigest()
     stamp_file = folder / "made-by.sha256"
     if not stamp_file.is_file() or stamp_file.read_text() != stamp:
         for made in (folder / "ckpt", folder / "web"):
