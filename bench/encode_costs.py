@@ -1,12 +1,13 @@
 """Where the CPU's time goes when it encodes language-model steps: recording the pass (the door's cffi
-calls), ending it, finishing the command buffer, and submitting it, per step, then the GPU's time and the
-wait. On the H200's host a step took 90 to 210 us to encode (bench/results/h200-speed-2026-11-30.json),
-and a take can be bound by it; on the 2-core machine with lavapipe, 70 us (35 recording, 33 finishing).
+calls, NativeDoor.record), finishing the command buffer, and submitting it, per step, then the GPU's
+time and the wait. On the H200's host a step took 90 to 210 us to encode
+(bench/results/h200-speed-2026-11-30.json), and a take can be bound by it; on the 2-core machine with
+lavapipe, 70 us (35 recording, 33 finishing).
 
     python bench/encode_costs.py [--weights DIR] [--steps 100] [--rounds 4] [--out FILE.json]
 
 Each round starts the request again (every timed step works) and times the phases of one submit of
---steps steps, encoded as NativeDoor.submit encodes them; the first round warms up and is not kept.
+--steps steps, recorded by the door's own NativeDoor.record; the first round warms up and is not kept.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-PHASES = ("record", "end_pass", "finish", "submit", "gpu_and_wait")
+PHASES = ("record", "finish", "submit", "gpu_and_wait")
 
 
 def encode_phases(engine, steps: int) -> dict[str, float]:
@@ -29,29 +30,13 @@ def encode_phases(engine, steps: int) -> dict[str, float]:
     from bench.measure import GpuClock
 
     door, lm = engine.door, engine.lm
-    lib, null = door._lib, door._ffi.NULL
     clock = GpuClock(door, lm.state)
     ids = engine.tokenizer.encode("The birch canoe slid on the smooth planks.")
     lm.write_request(ids, eos_threshold=1e30, budget=engine.max_frames)
     door.submit([(lm.start(engine.voices[0]), 1)])
     clock.settle()
-    if lm.step.compiled is None:
-        door.compile(lm.step)
-    runs = [item for kind, item in lm.step.compiled[0] if kind == "pass"]
     stamps = [time.perf_counter()]
-    encoder = door.device.create_command_encoder()
-    compute = encoder.begin_compute_pass()
-    handle = compute._internal
-    for _ in range(steps):
-        for run in runs:
-            for pipe, group, x, y, z in run:
-                if pipe is not None:
-                    lib.wgpuComputePassEncoderSetPipeline(handle, pipe)
-                if group is not None:
-                    lib.wgpuComputePassEncoderSetBindGroup(handle, 0, group, 0, null)
-                lib.wgpuComputePassEncoderDispatchWorkgroups(handle, x, y, z)
-    stamps.append(time.perf_counter())
-    compute.end()
+    encoder = door.record([(lm.step, steps)])  # what NativeDoor.submit records
     stamps.append(time.perf_counter())
     command_buffer = encoder.finish()
     stamps.append(time.perf_counter())

@@ -193,6 +193,19 @@ class NativeDoor(Door):
         self.queue.write_buffer(buffer, offset, data)
 
     def submit(self, programs):
+        # Submitted for its index, so that `read` can wait for this submission alone.
+        # (the command buffer object must outlive the call: its finaliser releases the handle)
+        command_buffer = self.record(programs).finish()
+        commands = self._ffi.new("WGPUCommandBuffer[]", [command_buffer._internal])
+        index = self._lib.wgpuQueueSubmitForIndex(self.queue._internal, 1, commands)
+        del command_buffer
+        for program, _ in programs:
+            for target in program.compiled[2]:
+                self._written_by[id(target)] = index
+
+    def record(self, programs):
+        """A command encoder holding [(program, repeat)], its passes ended: `submit` without the
+        finish and the submit (bench/encode_costs.py times the three apart)."""
         lib, null = self._lib, self._ffi.NULL
         set_pipeline = lib.wgpuComputePassEncoderSetPipeline
         set_bind_group = lib.wgpuComputePassEncoderSetBindGroup
@@ -227,15 +240,7 @@ class NativeDoor(Door):
                         dispatch(handle, x, y, z)
         if compute is not None:
             compute.end()
-        # Submitted for its index, so that `read` can wait for this submission alone.
-        # (the command buffer object must outlive the call: its finaliser releases the handle)
-        command_buffer = encoder.finish()
-        commands = self._ffi.new("WGPUCommandBuffer[]", [command_buffer._internal])
-        index = self._lib.wgpuQueueSubmitForIndex(self.queue._internal, 1, commands)
-        del command_buffer
-        for program, _ in programs:
-            for target in program.compiled[2]:
-                self._written_by[id(target)] = index
+        return encoder
 
     async def read(self, buffer, offset, size):
         # wgpu-py's map_sync waits until the device has finished everything submitted so far, so a
