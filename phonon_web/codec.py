@@ -420,7 +420,7 @@ class Codec:
         hidden = self.signals[0]
         rpf = self.up_stride
         ring_words = self.ring_size * self.hidden
-        common = {"x_ld": self.hidden, "taps": 1, "dil": 1, "y_step": 1}
+        common = {"x_ld": self.hidden, "dil": 1, "y_step": 1}
         ln1 = self._ref(base + "norm1.weight"), self._ref(base + "norm1.bias")
         ln2 = self._ref(base + "norm2.weight"), self._ref(base + "norm2.bias")
 
@@ -454,7 +454,7 @@ class Codec:
                 inv_freq=ops.rope_inverse_frequencies(self.head_dim, self.rope_theta),
             ),
         )
-        pipeline = self.door.pipeline(ops.attention_kernel(self.keys_max))
+        pipeline = self.door.pipeline(ops.attention_kernel(self.keys_max, self.head_dim))
         per_frames = {}
         for frames in self.chunk_sizes:
             params = ops.uniform(
@@ -541,10 +541,9 @@ class Codec:
             rows_per_frame=rows_per_frame,
             cols=out,
             depth=cin * conv.taps,
-            kernel_options={"gather": conv.taps > 1, "elu_a": elu, "epilogue": epilogue},
+            kernel_options={"gather": conv.taps > 1, "taps": conv.taps, "elu_a": elu, "epilogue": epilogue},
             fields=dict(
                 ops.vector_fields(conv.bias, "bias"),
-                taps=conv.taps,
                 dil=conv.dilation,
                 x_ld=cin,
                 x_row0=source.context - (conv.taps - 1) * conv.dilation,
@@ -575,10 +574,9 @@ class Codec:
                     cols=cout,
                     depth=2 * cin,
                     phases=stride,
-                    kernel_options={"gather": True, "elu_a": True, "transposed": True},
+                    kernel_options={"gather": True, "taps": 2, "elu_a": True, "transposed": True},
                     fields=dict(
                         ops.vector_fields(layer.bias, "bias"),
-                        taps=2,
                         dil=1,
                         x_ld=cin,
                         x_row0=source.context - 1,
@@ -630,7 +628,7 @@ class Codec:
                 fade_samples=self.fade_samples,
                 **self._words,
             )
-            per_frames[frames] = (params, ops.ceil_div(rows, 64), 1, 1)
+            per_frames[frames] = (params, ops.ceil_div(rows, ops.AUDIO_OUT_SAMPLES), 1, 1)
         if source.context != (last.taps - 1) * last.dilation:
             raise WeightsError("the codec's last conv reads more context than its input keeps")
         buffers = [wbuf, source.buffer, self.audio, self.state]

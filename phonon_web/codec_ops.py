@@ -26,6 +26,7 @@ NO_WORD = 0xFFFFFFFF  # "no such state word" in a kernel's frame/end/available f
 NO_TENSOR = 3  # a kind code meaning "no tensor" (no bias, no scale)
 TILE = 64  # the GEMM's output tile, both ways
 K_STEP = 32  # the GEMM's step along K
+AUDIO_OUT_SAMPLES = 16  # samples a workgroup of codec_audio_out.wgsl makes
 
 EPI_STORE, EPI_GELU, EPI_SCALED, EPI_RESIDUAL, EPI_QKV = range(5)
 
@@ -112,6 +113,7 @@ def gemm_kernel(
     epilogue: int = EPI_STORE,
     split: bool = False,
     gelu_tanh: bool = False,
+    taps: int = 1,
     entry: str = "main",
 ):
     return kernel(
@@ -119,6 +121,7 @@ def gemm_kernel(
         entry=entry,
         WKIND=wkind,
         GATHER=gather,
+        TAPS=taps if gather else 1,  # a constant, so that the gathers divide by a constant
         ELU_A=elu_a,
         LN=ln,
         TRANSPOSED=transposed,
@@ -128,8 +131,10 @@ def gemm_kernel(
     )
 
 
-def attention_kernel(keys_max: int):
-    return kernel("codec_math.wgsl", "codec_chunk.wgsl", "codec_attention.wgsl", KEYS_MAX=keys_max)
+def attention_kernel(keys_max: int, head_dim: int):
+    return kernel(
+        "codec_math.wgsl", "codec_chunk.wgsl", "codec_attention.wgsl", KEYS_MAX=keys_max, HEAD_DIM=head_dim
+    )
 
 
 def upsample_kernel():

@@ -6,8 +6,8 @@ copies into a staging buffer (the state words and the chunk's samples). F goes 1
 first audio comes after one frame, later chunks amortise the submits. Nothing waits on the GPU between
 steps: the state buffer on the GPU says which frame comes next and when speech ended, every kernel
 past the end returns at once, and the CPU reads each staging buffer back a submit or two behind the
-GPU, through a small ring of them. After the take, one readback brings the alignment rows, from which
-the word and token times are computed.
+GPU, through a small ring of them; each also brings its frames' alignment rows, from which the word and
+token times are computed after the take.
 """
 
 from __future__ import annotations
@@ -141,24 +141,27 @@ class Engine:
         self.lag = max(1, lag)
         self._special = {i for i in range(self.tokenizer.vocab_size) if self.tokenizer.is_special(i)}
 
-        # The ring of staging buffers, and for every chunk of the schedule its submit, made now.
+        # The ring of staging buffers, and for every chunk of the schedule its submit, made now. Each
+        # readback brings the state words, the chunk's samples and its frames' alignment rows (so no
+        # readback of its own after the take: a submit and a wait for the GPU fewer).
         self.schedule = chunk_schedule(max_frames, first_chunks, chunk_frames)
-        chunk_bytes = 4 * max(size for _, size in self.schedule) * self.samples_per_frame
-        self._staging = [
-            door.buffer(STATE_BYTES + chunk_bytes, READBACK, f"staging {i}") for i in range(STAGING_SLOTS)
-        ]
+        stride = self.lm.max_text_tokens
+        self._row_bytes = 4 * stride
+        largest = max(size for _, size in self.schedule)
+        slot_bytes = STATE_BYTES + largest * (4 * self.samples_per_frame + self._row_bytes)
+        self._staging = [door.buffer(slot_bytes, READBACK, f"staging {i}") for i in range(STAGING_SLOTS)]
         self._submits: list[list[tuple[Program, int]]] = []
         for index, (first, frames) in enumerate(self.schedule):
             readback = Program(f"readback chunk {index}")
             slot = self._staging[index % STAGING_SLOTS]
+            kept = min(frames, max_frames - first)
+            audio_at, audio_bytes = 4 * first * self.samples_per_frame, 4 * kept * self.samples_per_frame
             readback.copy(self.lm.state, 0, slot, 0, STATE_BYTES)
-            size = 4 * min(frames, max_frames - first) * self.samples_per_frame
-            readback.copy(self.codec.audio, 4 * first * self.samples_per_frame, slot, STATE_BYTES, size)
+            readback.copy(self.codec.audio, audio_at, slot, STATE_BYTES, audio_bytes)
+            rows_at = STATE_BYTES + audio_bytes
+            readback.copy(self.lm.alignment, first * self._row_bytes, slot, rows_at, kept * self._row_bytes)
             door.compile(readback)
             self._submits.append([(self.lm.step, frames), (self.codec.chunk[frames], 1), (readback, 1)])
-        stride = self.lm.max_text_tokens
-        self._alignment_bytes = 4 * max_frames * stride
-        self._alignment_staging = door.buffer(self._alignment_bytes, READBACK, "staging alignment")
         # Requests take the GPU one at a time, in order (see `speak`).
         self._queue = asyncio.Lock()
         self._requests = 0  # running or waiting
@@ -300,6 +303,7 @@ class Engine:
             eos_threshold=eos_threshold,
         )
         samples = array("f")
+        rows: list[list[float]] = []  # the alignment rows of the frames made, from each readback
         pending: list[int] = []
         end = 0
         done = False
@@ -316,7 +320,7 @@ class Engine:
             pending.append(index)
             # first audio as early as possible: read chunk 0 as soon as chunk 1 is queued behind it
             while pending and (len(pending) > self.lag or (pending[0] == 0 and index >= 1)):
-                end, done = await self._collect(pending.pop(0), samples, on_audio, speech, began)
+                end, done = await self._collect(pending.pop(0), take, samples, rows, on_audio, speech, began)
                 if done:
                     break
             if done:
@@ -324,23 +328,32 @@ class Engine:
             _stop_if(should_stop)
         while pending and not done:
             _stop_if(should_stop)
-            end, done = await self._collect(pending.pop(0), samples, on_audio, speech, began)
+            end, done = await self._collect(pending.pop(0), take, samples, rows, on_audio, speech, began)
         frames_kept = end if end else min(budget, len(samples) // self.samples_per_frame)
         del samples[frames_kept * self.samples_per_frame :]
+        del rows[frames_kept:]
         _stop_if(should_stop)
-        rows = await self._alignment(frames_kept, len(take.ids))
-        _stop_if(should_stop)  # the readback may have been long (in the browser, an await)
         return samples, rows, frames_kept
 
-    async def _collect(self, index, samples, on_audio, speech, began) -> tuple[int, bool]:
-        """Read chunk `index` back; deliver its samples up to the end of speech. Returns (end, done)."""
+    async def _collect(self, index, take, samples, rows, on_audio, speech, began) -> tuple[int, bool]:
+        """Read chunk `index` back: deliver its samples up to the end of speech and keep the alignment
+        rows of the frames made. Returns (end, done)."""
         first, frames = self.schedule[index]
         slot = self._staging[index % STAGING_SLOTS]
-        size = 4 * frames * self.samples_per_frame
-        data = await self.door.read(slot, 0, STATE_BYTES + size)
+        kept = min(frames, self.max_frames - first)
+        audio_bytes = 4 * kept * self.samples_per_frame
+        data = await self.door.read(slot, 0, STATE_BYTES + audio_bytes + kept * self._row_bytes)
         state = array("I")
         state.frombytes(data[:STATE_BYTES])
         made, end, decoded = state[STATE["frames"]], state[STATE["end"]], state[STATE["codec"]]
+        # rows of frames not made (past the end) were not written this take: they are not kept
+        made_here = max(0, min(first + kept, made) - first)
+        if made_here:
+            rows_at = STATE_BYTES + audio_bytes
+            values = array("f")
+            values.frombytes(data[rows_at : rows_at + made_here * self._row_bytes])
+            stride, tokens = self._row_bytes // 4, len(take.ids)
+            rows.extend(values[f * stride : f * stride + tokens].tolist() for f in range(made_here))
         last = min(first + frames, end if end else made, decoded)
         if last > first:
             chunk = array("f")
@@ -351,18 +364,6 @@ class Engine:
             if on_audio is not None:
                 on_audio(chunk)
         return end, bool(end) and decoded >= end
-
-    async def _alignment(self, frames: int, tokens: int) -> list[list[float]]:
-        if frames == 0:
-            return []
-        stride = self.lm.max_text_tokens
-        size = 4 * frames * stride
-        program = Program("readback alignment")  # a Python object per take, no GPU object
-        program.copy(self.lm.alignment, 0, self._alignment_staging, 0, size)
-        self.door.submit([(program, 1)])
-        values = array("f")
-        values.frombytes(await self.door.read(self._alignment_staging, 0, size))
-        return [values[f * stride : f * stride + tokens].tolist() for f in range(frames)]
 
 
 def _stop_if(should_stop) -> None:

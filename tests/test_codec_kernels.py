@@ -228,7 +228,7 @@ def test_linear_with_bias(door, kind):
         cols=cols,
         depth=depth,
         options={},
-        fields=dict(ops.vector_fields(blob.ref("b"), "bias"), taps=1, dil=1, x_ld=depth, y_ld=cols, y_step=1),
+        fields=dict(ops.vector_fields(blob.ref("b"), "bias"), dil=1, x_ld=depth, y_ld=cols, y_step=1),
         y_words=rows * cols,
     )
     want = x @ blob.value("w").T + blob.value("b")
@@ -244,7 +244,6 @@ def test_layernorm_prologue_and_gelu_epilogue(door):
     x = RNG.standard_normal((context + rows, depth)) * 3 + 1.5
     fields = dict(
         ops.vector_fields(None, "bias"),
-        taps=1,
         dil=1,
         x_ld=depth,
         x_row0=context,
@@ -284,7 +283,6 @@ def test_scaled_residual_epilogue(door):
     fields = dict(
         ops.vector_fields(None, "bias"),
         **ops.vector_fields(blob.ref("s"), "vec"),
-        taps=1,
         dil=1,
         x_ld=depth,
         y_ld=cols,
@@ -320,7 +318,6 @@ def test_conv_gathers_left_context_with_elu_and_residual(door, kind):
     res = RNG.standard_normal((3 + rows, cout))
     fields = dict(
         ops.vector_fields(blob.ref("b"), "bias"),
-        taps=taps,
         dil=dil,
         x_ld=cin,
         y_ld=cout,
@@ -338,7 +335,7 @@ def test_conv_gathers_left_context_with_elu_and_residual(door, kind):
         frames=1,
         cols=cout,
         depth=cin * taps,
-        options={"gather": True, "elu_a": True, "epilogue": ops.EPI_RESIDUAL},
+        options={"gather": True, "taps": taps, "elu_a": True, "epilogue": ops.EPI_RESIDUAL},
         fields=fields,
         y_words=(rows + 1) * cout,
         r=res,
@@ -361,7 +358,7 @@ def test_transposed_conv_by_output_phases(door, kind):
     blob.add("b", RNG.standard_normal(cout) * 0.1, "f16")
     x = RNG.standard_normal((1 + rows, cin))  # row 0: the previous chunk's last row
     fields = dict(
-        ops.vector_fields(blob.ref("b"), "bias"), taps=2, dil=1, x_ld=cin, y_ld=cout, y_row0=2, y_step=stride
+        ops.vector_fields(blob.ref("b"), "bias"), dil=1, x_ld=cin, y_ld=cout, y_row0=2, y_step=stride
     )
     y = gemm(
         door,
@@ -373,7 +370,7 @@ def test_transposed_conv_by_output_phases(door, kind):
         cols=cout,
         depth=2 * cin,
         phases=stride,
-        options={"gather": True, "elu_a": True, "transposed": True},
+        options={"gather": True, "taps": 2, "elu_a": True, "transposed": True},
         fields=fields,
         y_words=(2 + rows * stride) * cout,
     )
@@ -412,7 +409,7 @@ def test_split_k_sums_in_the_same_order_for_every_chunk_size(door):
     blob.add("w", RNG.standard_normal((cols, depth)) * 0.1, "q8")
     blob.add("b", RNG.standard_normal(cols) * 0.1, "f16")
     x = RNG.standard_normal((rows_per_frame * 4, depth))
-    fields = dict(ops.vector_fields(blob.ref("b"), "bias"), taps=1, dil=1, x_ld=depth, y_ld=cols, y_step=1)
+    fields = dict(ops.vector_fields(blob.ref("b"), "bias"), dil=1, x_ld=depth, y_ld=cols, y_step=1)
     outs = {}
     for frames in (1, 4):
         y = gemm(
@@ -452,7 +449,6 @@ def test_qkv_epilogue_rotates_and_fills_the_ring(door):
     inv = ops.rope_inverse_frequencies(head_dim, 10000.0)
     fields = dict(
         ops.vector_fields(None, "bias"),
-        taps=1,
         dil=1,
         x_ld=hidden,
         y_ld=hidden,
@@ -508,9 +504,13 @@ def test_qkv_epilogue_rotates_and_fills_the_ring(door):
 # ---------------------------------------------------------------------------------------------------
 # Attention, upsampling, audio, shift
 # ---------------------------------------------------------------------------------------------------
+# (head_dim, window, ring_size, rows_per_frame): the second has a head of 3 vec4s (the passes load 4
+# rows at a time: a partial turn) and windows of up to 100 keys (several turns of the value pass)
+@pytest.mark.parametrize("shape", [(16, 20, 32, 4), (12, 100, 256, 16)])
 @pytest.mark.parametrize("start", [0, 9])
-def test_windowed_attention_over_the_ring(door, start):
-    heads, head_dim, window, ring_size, rows_per_frame, frames = 2, 16, 20, 32, 4, 3
+def test_windowed_attention_over_the_ring(door, start, shape):
+    head_dim, window, ring_size, rows_per_frame = shape
+    heads, frames = 2, 3
     hidden, rows = heads * head_dim, rows_per_frame * frames
     positions = rows_per_frame * (start + frames)  # keys exist for every position before the chunk's end
     keys = RNG.standard_normal((positions, hidden))
@@ -544,7 +544,7 @@ def test_windowed_attention_over_the_ring(door, start):
         out,
         state_buffer(door, 0, start),
     ]
-    run(door, ops.attention_kernel(256), buffers, (rows, heads))
+    run(door, ops.attention_kernel(256, head_dim), buffers, (rows, heads))
     got = download(door, out).reshape(rows, hidden)
     want = np.zeros((rows, hidden))
     for m in range(rows):
@@ -648,7 +648,7 @@ def test_audio_out_conv_bias_and_fade_in(door, start):
         audio,
         state_buffer(door, start),
     ]
-    run(door, ops.audio_out_kernel(), buffers, (rows + 63) // 64)
+    run(door, ops.audio_out_kernel(), buffers, ops.ceil_div(rows, ops.AUDIO_OUT_SAMPLES))
     conv = torch.nn.functional.conv1d(
         torch.from_numpy(elu(x)).T[None], torch.from_numpy(blob.value("w")), torch.from_numpy(blob.value("b"))
     )[0, 0].numpy()
@@ -700,3 +700,21 @@ def test_params_follow_the_wgsl_struct():
     assert np.frombuffer(data, np.float32)[layout[-1].offset + 1] == 2.0
     with pytest.raises(KeyError, match="no field"):
         ops.pack_struct("codec_gemm.wgsl", nonsense=1)
+
+
+def test_shift_moves_a_context_longer_than_its_workgroup(door):
+    """A context of many more values than codec_shift.wgsl's 256 invocations: several turns each,
+    the last one partial, and the rows after the context untouched."""
+    context, chunk = 5000, 6000
+    arena = np.arange(context + chunk, dtype=np.float32)
+    buffers = [upload(door, arena), upload(door, np.zeros(4, np.float32))]
+    words = dict(frame_word=1, end_word=ops.NO_WORD, avail_word=ops.NO_WORD)
+    shift = ops.uniform(
+        door, "codec_shift.wgsl", "t", regions=1, frames=2, jobs=[0, 0, context, chunk], **words
+    )
+    state = state_buffer(door, 0, 3)
+    run(door, ops.shift_kernel(False), [shift, *buffers, state], 1)
+    got = download(door, buffers[0])
+    np.testing.assert_array_equal(got[:context], arena[chunk : chunk + context])
+    np.testing.assert_array_equal(got[context:], arena[context:])
+    assert download(door, state, np.uint32)[1] == 5

@@ -53,6 +53,31 @@ def test_same_seed_same_samples_whatever_the_chunk_schedule(door, files, engine)
     assert speak(engine, seed=8, max_frames=14).audio.tobytes() != first.audio.tobytes()
 
 
+def test_word_times_read_the_alignment_rows_of_every_frame_made(engine, monkeypatch):
+    """Each chunk's readback brings its frames' alignment rows; together they must be the alignment
+    buffer's first `frames` rows, each cut to the text's tokens (20 frames: five chunks, the last cut
+    short by the budget)."""
+    import numpy as np
+
+    import phonon_web.engine as engine_module
+    from tests.gpu_helpers import download
+
+    seen = []
+    real_align = engine_module.align
+
+    def spy(rows, pieces, samples, **options):
+        seen.append((list(rows), len(pieces)))
+        return real_align(rows, pieces, samples, **options)
+
+    monkeypatch.setattr(engine_module, "align", spy)
+    speech = speak(engine, voice="Delia", seed=3, max_frames=20, eos_threshold=float("inf"))
+    ((rows, tokens),) = seen
+    assert speech.frames == len(rows) == 20
+    stride = engine.lm.max_text_tokens
+    table = download(engine.door, engine.lm.alignment, count=20 * stride).reshape(20, stride)
+    np.testing.assert_array_equal(np.array(rows, np.float32), table[:, :tokens])
+
+
 def test_no_gpu_objects_are_made_per_request(engine):
     speak(engine, "Hello there.", max_frames=6)
     before = engine.door.created.copy()

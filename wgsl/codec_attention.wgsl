@@ -8,8 +8,10 @@
 //
 // One workgroup of 256 threads per (row, head): each thread scores KEYS_MAX / 256 keys (a key read as
 // whole vec4s), fixed-shape trees find the maximum and the sum, and 16 groups of 16 lanes add up the
-// values of every 16th key, 4 dimensions a lane, before the groups' sums are added in order. Every step depends only on the
-// query's own position, so a row's output is the same whichever chunk holds it.
+// values of every 16th key, 4 dimensions a lane, before the groups' sums are added in order. Every step
+// depends only on the query's own position, so a row's output is the same whichever chunk holds it.
+// Both passes load four key (or value) rows before the first use of any: a load's first use stalls
+// every later load, so a loop that loads and uses one row a turn pays one memory latency per turn.
 
 struct Params {
     rows: u32,
@@ -33,6 +35,7 @@ struct Params {
 @group(0) @binding(4) var<storage, read> state: array<u32>;
 
 const PER_THREAD: u32 = KEYS_MAX / 256u;
+const HD4: u32 = HEAD_DIM / 4u;  // vec4s of a head (HEAD_DIM: a constant, 4 to 64, a multiple of 4)
 
 var<workgroup> query: array<vec4<f32>, 16>;
 var<workgroup> scores: array<f32, KEYS_MAX>;
@@ -50,6 +53,11 @@ fn tree(lid: u32, is_max: bool) {
         }
     }
     workgroupBarrier();
+}
+
+// Where key j's value (j from the window's first position) has this lane's four dimensions.
+fn value_at(first: u32, j: u32, column: u32, lane: u32) -> u32 {
+    return (p.ring_v + ((first + j) % p.ring_size) * p.hidden + column) / 4u + lane;
 }
 
 @compute @workgroup_size(256, 1, 1)
@@ -82,8 +90,21 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
         if (j < count) {
             let base = (p.ring_k + ((first + j) % p.ring_size) * p.hidden + column) / 4u;
             var dot_qk = 0.0;
-            for (var d = 0u; d < hd / 4u; d++) {
-                dot_qk += dot(query[d], ring[base + d]);
+            for (var d = 0u; d < HD4; d += 4u) {
+                let k0 = ring[base + d];
+                let k1 = ring[base + min(d + 1u, HD4 - 1u)];
+                let k2 = ring[base + min(d + 2u, HD4 - 1u)];
+                let k3 = ring[base + min(d + 3u, HD4 - 1u)];
+                dot_qk += dot(query[d], k0);
+                if (d + 1u < HD4) {
+                    dot_qk += dot(query[d + 1u], k1);
+                }
+                if (d + 2u < HD4) {
+                    dot_qk += dot(query[d + 2u], k2);
+                }
+                if (d + 3u < HD4) {
+                    dot_qk += dot(query[d + 3u], k3);
+                }
             }
             s = dot_qk * p.scale;
         }
@@ -114,10 +135,22 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     let group = lid / 16u;
     let lane = lid % 16u;
     var acc = vec4<f32>(0.0);
-    if (lane < hd / 4u) {
-        for (var j = group; j < count; j += 16u) {
-            let at = (p.ring_v + ((first + j) % p.ring_size) * p.hidden + column) / 4u + lane;
-            acc += scores[j] * ring[at];
+    if (lane < HD4) {
+        for (var j = group; j < count; j += 64u) {
+            let v0 = ring[value_at(first, min(j, count - 1u), column, lane)];
+            let v1 = ring[value_at(first, min(j + 16u, count - 1u), column, lane)];
+            let v2 = ring[value_at(first, min(j + 32u, count - 1u), column, lane)];
+            let v3 = ring[value_at(first, min(j + 48u, count - 1u), column, lane)];
+            acc += scores[j] * v0;
+            if (j + 16u < count) {
+                acc += scores[j + 16u] * v1;
+            }
+            if (j + 32u < count) {
+                acc += scores[j + 32u] * v2;
+            }
+            if (j + 48u < count) {
+                acc += scores[j + 48u] * v3;
+            }
         }
     }
     sums[lid] = acc;

@@ -1,8 +1,10 @@
 // The codec's last layer: ELU, then the causal conv to one channel (taps over the stage's left
 // context), plus bias, written as the take's samples; the first fade_samples samples of a take fade
 // in linearly as the reference's PocketTTSProcessor.decode does (torch.linspace(0, 1, fade_samples)).
-// 64 samples per workgroup, 4 threads per sample, each over a quarter of the channels (cin % 4 == 0);
-// the quarters are added in order.
+// 16 invocations per sample, 16 samples per workgroup (cin % 4 == 0): lane l takes the channel quads
+// l, l + 16, ... of every tap, so that the 16 lanes of a sample read one row of the input side by side
+// (with one invocation per sample, neighbours read rows cin values apart: a cache line per value).
+// The lanes' sums are added in a fixed tree, whatever the chunk's size.
 
 struct Params {
     rows: u32,          // samples in this chunk
@@ -38,7 +40,10 @@ fn fade(i: u32, n: u32) -> f32 {
     return 1.0 - step * f32(n - 1u - i);
 }
 
-var<workgroup> quarters: array<f32, 256>;
+const LANES: u32 = 16u;
+const SAMPLES: u32 = 256u / LANES;  // per workgroup
+
+var<workgroup> parts: array<f32, 256>;
 
 @compute @workgroup_size(256, 1, 1)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
@@ -46,25 +51,37 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     if (past_end(start)) {
         return;
     }
-    let m = wg.x * 64u + lid % 64u;
-    let quarter = lid / 64u;
+    let lane = lid % LANES;
+    let m = wg.x * SAMPLES + lid / LANES;
     let depth = p.cin * p.taps;
-    let per = p.cin / 4u;
     var acc = 0.0;
     if (m < p.rows) {
-        for (var i = quarter * per; i < (quarter + 1u) * per; i++) {
+        for (var i = lane * 4u; i < p.cin; i += 4u * LANES) {
             for (var t = 0u; t < p.taps; t++) {
-                let w = weight_at(p.w_kind, p.w_word, p.w_scales, depth, p.w_padded, 0u, i * p.taps + t);
-                acc += w * elu(x[(m + t * p.dil) * p.cin + i]);
+                let at = (m + t * p.dil) * p.cin + i;
+                let xv = vec4<f32>(elu(x[at]), elu(x[at + 1u]), elu(x[at + 2u]), elu(x[at + 3u]));
+                let wv = vec4<f32>(
+                    weight_at(p.w_kind, p.w_word, p.w_scales, depth, p.w_padded, 0u, i * p.taps + t),
+                    weight_at(p.w_kind, p.w_word, p.w_scales, depth, p.w_padded, 0u, (i + 1u) * p.taps + t),
+                    weight_at(p.w_kind, p.w_word, p.w_scales, depth, p.w_padded, 0u, (i + 2u) * p.taps + t),
+                    weight_at(p.w_kind, p.w_word, p.w_scales, depth, p.w_padded, 0u, (i + 3u) * p.taps + t),
+                );
+                acc += dot(xv, wv);
             }
         }
     }
-    quarters[lid] = acc;
+    parts[lid] = acc;
     workgroupBarrier();
-    if (quarter != 0u || m >= p.rows) {
+    for (var width = LANES / 2u; width > 0u; width /= 2u) {
+        if (lane < width) {
+            parts[lid] += parts[lid + width];
+        }
+        workgroupBarrier();
+    }
+    if (lane != 0u || m >= p.rows) {
         return;
     }
-    var out = ((quarters[lid] + quarters[lid + 64u]) + quarters[lid + 128u]) + quarters[lid + 192u];
+    var out = parts[lid];
     if (p.bias_kind != 3u) {
         out += vector_at(p.bias_kind, p.bias_word, 0u);
     }

@@ -7,8 +7,8 @@
 // checkpoint's own layout:
 //   * linear (GATHER false): A[m][k] = x[x_row0 + m][k], B = W[n][k] (nn.Linear, or a 1-tap conv).
 //     With LN, A's rows are LayerNorm'ed as they load (the stats come from a prologue).
-//   * conv (GATHER true): K = in x taps with k = i * taps + t, A[m][k] = x[x_row0 + m + t * dil][i] and
-//     B = W[n][k], the Conv1d weight [out][in][taps] as it is stored. `x` holds the stage's left
+//   * conv (GATHER true, TAPS taps): K = in x taps with k = i * taps + t,
+//     A[m][k] = x[x_row0 + m + t * dil][i] and B = W[n][k], the Conv1d weight [out][in][taps] as it is stored. `x` holds the stage's left
 //     context in its first rows, so output row m reads input rows m .. m + (taps - 1) * dil.
 //   * transposed conv (TRANSPOSED, kernel 2s, stride s): one GEMM per output phase (workgroup z):
 //     out[s*m + phase][o] = sum_i x[m][i] W[i][o][phase + s] + x[m + 1][i] W[i][o][phase], i.e. the conv
@@ -43,7 +43,6 @@ struct Params {
     depth: u32,          // K
     k_split: u32,        // K per split (a multiple of 32; >= depth without split-K)
     splits: u32,
-    taps: u32,
     dil: u32,
     x_ld: u32,
     x_row0: u32,
@@ -74,6 +73,7 @@ struct Params {
     frame_word: u32,
     end_word: u32,
     avail_word: u32,
+    _pad0: u32,          // inv_freq starts on 16 bytes
     inv_freq: array<vec4<f32>, 16>,  // RoPE inverse frequencies (EPI_QKV)
 }
 
@@ -99,8 +99,8 @@ fn act(v: f32) -> f32 {
 fn a_value(row: u32, kc: u32, mean: f32, rstd: f32) -> f32 {
     var v: f32;
     if (GATHER) {
-        let i = kc / p.taps;
-        let t = kc - i * p.taps;
+        let i = kc / TAPS;  // a constant: no integer division in the inner loads
+        let t = kc - i * TAPS;
         v = x[(p.x_row0 + row + t * p.dil) * p.x_ld + i];
     } else {
         v = x[(p.x_row0 + row) * p.x_ld + kc];
@@ -253,6 +253,22 @@ fn finish(m: u32, n: u32, phase: u32, acc: vec4<f32>, start: u32) {
     finish_one(m, n + 3u, phase, acc.w);
 }
 
+// Four values of x from `at + k`, k clamped to the row's last four (turns past the end are masked).
+fn row_quad(at: u32, k: u32) -> vec4<f32> {
+    let c = at + min(k, p.depth - 4u);
+    return vec4<f32>(x[c], x[c + 1u], x[c + 2u], x[c + 3u]);
+}
+
+// One turn's (sum d, sum d^2) of two rows, d = value - the row's pivot; zero for a turn past the end
+// or a row past the chunk (adding zero leaves the sums as they were: the same sums, bit for bit).
+fn stats_turn(
+    r0: vec4<f32>, r1: vec4<f32>, pivot: vec2<f32>, on: bool, live0: bool, live1: bool,
+) -> vec4<f32> {
+    let d0 = select(vec4<f32>(0.0), r0 - pivot.x, on && live0);
+    let d1 = select(vec4<f32>(0.0), r1 - pivot.y, on && live1);
+    return vec4<f32>(d0.x + d0.y + d0.z + d0.w, dot(d0, d0), d1.x + d1.y + d1.z + d1.w, dot(d1, d1));
+}
+
 @compute @workgroup_size(16, 16, 1)
 fn main(
     @builtin(workgroup_id) wg: vec3<u32>,
@@ -283,24 +299,24 @@ fn main(
         let base1 = base0 + 32u * p.x_ld;
         let live0 = m0 + pair < p.rows;
         let live1 = m0 + pair + 32u < p.rows;
-        var pivot = vec2<f32>(0.0);
-        if (live0) {
-            pivot.x = x[base0];
-        }
-        if (live1) {
-            pivot.y = x[base1];
-        }
+        // Rows past the end read a clamped row (every read stays inside the binding) and are masked.
+        let pivot = vec2<f32>(x[base0], x[base1]);
         var sums = vec4<f32>(0.0);  // (sum d, sum d^2) of row 0, then of row 1
-        for (var k = part * 4u; k < p.depth; k += 32u) {
-            var d0 = vec4<f32>(0.0);
-            var d1 = vec4<f32>(0.0);
-            if (live0) {
-                d0 = vec4<f32>(x[base0 + k], x[base0 + k + 1u], x[base0 + k + 2u], x[base0 + k + 3u]) - pivot.x;
-            }
-            if (live1) {
-                d1 = vec4<f32>(x[base1 + k], x[base1 + k + 1u], x[base1 + k + 2u], x[base1 + k + 3u]) - pivot.y;
-            }
-            sums += vec4<f32>(d0.x + d0.y + d0.z + d0.w, dot(d0, d0), d1.x + d1.y + d1.z + d1.w, dot(d1, d1));
+        // Four turns' loads first, then their sums: a load's first use stalls every later load, so
+        // loading where used paid one memory latency per turn and row (32 in a row for 512 values).
+        for (var k = part * 4u; k < p.depth; k += 128u) {
+            let r0 = row_quad(base0, k);
+            let r1 = row_quad(base1, k);
+            let r2 = row_quad(base0, k + 32u);
+            let r3 = row_quad(base1, k + 32u);
+            let r4 = row_quad(base0, k + 64u);
+            let r5 = row_quad(base1, k + 64u);
+            let r6 = row_quad(base0, k + 96u);
+            let r7 = row_quad(base1, k + 96u);
+            sums += stats_turn(r0, r1, pivot, k < p.depth, live0, live1);
+            sums += stats_turn(r2, r3, pivot, k + 32u < p.depth, live0, live1);
+            sums += stats_turn(r4, r5, pivot, k + 64u < p.depth, live0, live1);
+            sums += stats_turn(r6, r7, pivot, k + 96u < p.depth, live0, live1);
         }
         a_tile[lid] = sums;
         workgroupBarrier();
@@ -330,12 +346,32 @@ fn main(
     // on every B read); swizzled, they read 8 different banks. A's reads are broadcasts: no conflict.
     let b_swizzle = li.x % 8u;  // (this thread's columns) / 4 % 8
     let b_slot = (lid & ~7u) | ((lid & 7u) ^ ((lid / 32u) % 8u));  // where this thread's B load goes
+    // The next K step's values are loaded into registers before this step's products, so their
+    // latency hides behind the arithmetic instead of stalling every step (workgroup memory holds one
+    // step: 16 KiB is the portable limit).
+    var a_next0 = vec4<f32>(0.0);
+    var a_next1 = vec4<f32>(0.0);
+    var b_next0 = vec4<f32>(0.0);
+    var b_next1 = vec4<f32>(0.0);
+    if (kbeg < kend) {
+        a_next0 = load_a(row, kbeg + quad, kend, mean.x, rstd.x);
+        a_next1 = load_a(row + 32u, kbeg + quad, kend, mean.y, rstd.y);
+        b_next0 = load_b(col, kbeg + quad, kend, phase);
+        b_next1 = load_b(col + 32u, kbeg + quad, kend, phase);
+    }
     for (var k0 = kbeg; k0 < kend; k0 += 32u) {
-        a_tile[lid] = load_a(row, k0 + quad, kend, mean.x, rstd.x);
-        a_tile[lid + 256u] = load_a(row + 32u, k0 + quad, kend, mean.y, rstd.y);
-        b_tile[b_slot] = load_b(col, k0 + quad, kend, phase);
-        b_tile[b_slot + 256u] = load_b(col + 32u, k0 + quad, kend, phase);
+        a_tile[lid] = a_next0;
+        a_tile[lid + 256u] = a_next1;
+        b_tile[b_slot] = b_next0;
+        b_tile[b_slot + 256u] = b_next1;
         workgroupBarrier();
+        let k1 = k0 + 32u;
+        if (k1 < kend) {
+            a_next0 = load_a(row, k1 + quad, kend, mean.x, rstd.x);
+            a_next1 = load_a(row + 32u, k1 + quad, kend, mean.y, rstd.y);
+            b_next0 = load_b(col, k1 + quad, kend, phase);
+            b_next1 = load_b(col + 32u, k1 + quad, kend, phase);
+        }
         for (var kk = 0u; kk < 8u; kk++) {
             let kb = kk ^ b_swizzle;
             let w0 = b_tile[b0 + kb];
