@@ -16,7 +16,7 @@ import asyncio
 import time
 from array import array
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .codec import Codec
 from .errors import CancelledError, DeviceLostError, TextError
@@ -39,7 +39,7 @@ from .request_checks import (
 )
 from .speech import Speech
 from .text import TextPart, split_text
-from .timing import Timed, align
+from .timing import PositionWalk, Timed, align
 from .tokenizer import Tokenizer
 from .weights import Weights
 from .word_spans import attach
@@ -80,6 +80,16 @@ class _Take:
     words: int
     text: str  # the part as spoken (after normalisation)
     start: int  # where it starts in the spoken text
+
+
+@dataclass
+class _Harvest:
+    """What a take's readbacks bring: the samples, the alignment rows of the frames made, and the
+    head's positions over those rows (found chunk by chunk while the GPU works on the next ones)."""
+
+    samples: array = field(default_factory=lambda: array("f"))
+    rows: list[list[float]] = field(default_factory=list)
+    walk: PositionWalk = field(default_factory=PositionWalk)
 
 
 class Engine:
@@ -266,10 +276,12 @@ class Engine:
             offset = 0.0
             for index, take in enumerate(takes):
                 _stop_if(should_stop)  # before each part's prefill
-                samples, rows, frames = await self._take(
+                samples, rows, positions, frames = await self._take(
                     take, voice, dd, seed + index, options, on_audio, should_stop, speech, began
                 )
-                words, tokens = align(rows, take.pieces, samples, sample_rate=self.sample_rate)
+                words, tokens = align(
+                    rows, take.pieces, samples, sample_rate=self.sample_rate, positions=positions
+                )
                 words = [Timed(w.text, w.start + offset, w.end + offset) for w in words]
                 speech.words += attach(words, take.text, take.start, spoken.original_span, text)
                 speech.tokens += [Timed(t.text, t.start + offset, t.end + offset) for t in tokens]
@@ -302,8 +314,7 @@ class Engine:
             budget=budget,
             eos_threshold=eos_threshold,
         )
-        samples = array("f")
-        rows: list[list[float]] = []  # the alignment rows of the frames made, from each readback
+        got = _Harvest()
         pending: list[int] = []
         end = 0
         done = False
@@ -320,7 +331,7 @@ class Engine:
             pending.append(index)
             # first audio as early as possible: read chunk 0 as soon as chunk 1 is queued behind it
             while pending and (len(pending) > self.lag or (pending[0] == 0 and index >= 1)):
-                end, done = await self._collect(pending.pop(0), take, samples, rows, on_audio, speech, began)
+                end, done = await self._collect(pending.pop(0), take, got, on_audio, speech, began)
                 if done:
                     break
             if done:
@@ -328,16 +339,16 @@ class Engine:
             _stop_if(should_stop)
         while pending and not done:
             _stop_if(should_stop)
-            end, done = await self._collect(pending.pop(0), take, samples, rows, on_audio, speech, began)
-        frames_kept = end if end else min(budget, len(samples) // self.samples_per_frame)
-        del samples[frames_kept * self.samples_per_frame :]
-        del rows[frames_kept:]
+            end, done = await self._collect(pending.pop(0), take, got, on_audio, speech, began)
+        frames_kept = end if end else min(budget, len(got.samples) // self.samples_per_frame)
+        del got.samples[frames_kept * self.samples_per_frame :]
+        del got.rows[frames_kept:]
         _stop_if(should_stop)
-        return samples, rows, frames_kept
+        return got.samples, got.rows, got.walk.positions[:frames_kept], frames_kept
 
-    async def _collect(self, index, take, samples, rows, on_audio, speech, began) -> tuple[int, bool]:
-        """Read chunk `index` back: deliver its samples up to the end of speech and keep the alignment
-        rows of the frames made. Returns (end, done)."""
+    async def _collect(self, index, take, got, on_audio, speech, began) -> tuple[int, bool]:
+        """Read chunk `index` back into `got`: its samples up to the end of speech (delivered) and the
+        alignment rows of the frames made. Returns (end, done)."""
         first, frames = self.schedule[index]
         slot = self._staging[index % STAGING_SLOTS]
         kept = min(frames, self.max_frames - first)
@@ -353,12 +364,14 @@ class Engine:
             values = array("f")
             values.frombytes(data[rows_at : rows_at + made_here * self._row_bytes])
             stride, tokens = self._row_bytes // 4, len(take.ids)
-            rows.extend(values[f * stride : f * stride + tokens].tolist() for f in range(made_here))
+            new_rows = [values[f * stride : f * stride + tokens].tolist() for f in range(made_here)]
+            got.rows.extend(new_rows)
+            got.walk.extend(new_rows)
         last = min(first + frames, end if end else made, decoded)
         if last > first:
             chunk = array("f")
             chunk.frombytes(data[STATE_BYTES : STATE_BYTES + 4 * (last - first) * self.samples_per_frame])
-            samples.extend(chunk)
+            got.samples.extend(chunk)
             if speech.first_audio_seconds is None:
                 speech.first_audio_seconds = time.perf_counter() - began
             if on_audio is not None:

@@ -91,32 +91,46 @@ def frame_positions(rows: Sequence[Sequence[float]], window: int = 2) -> list[fl
 
     All rows must have the same length; a row of length 0 gives position 0.
     """
-    window = _check_window(window)
-    positions: list[float] = []
-    previous = 0.0
-    width = -1
-    for f, row in enumerate(rows):
-        values = [x if 0.0 < x < _INF else 0.0 for x in map(float, row)]
-        if width < 0:
-            width = len(values)
-        elif len(values) != width:
-            raise ValueError(
-                f"attention row {f} has {len(values)} values but row 0 has {width}: every row must have "
-                "one value per text token"
-            )
-        position = previous
-        if values:
-            peak = max(range(len(values)), key=values.__getitem__)
-            top = values[peak]
-            if top > 0.0:
-                lo = max(0, peak - window)
-                hi = min(len(values), peak + window + 1)
-                # Dividing by the peak first keeps huge values from overflowing; the ratio is the same.
-                weights = [v / top for v in values[lo:hi]]
-                position = sum(i * w for i, w in zip(range(lo, hi), weights, strict=True)) / sum(weights)
-        previous = max(previous, position)
-        positions.append(previous)
-    return positions
+    walk = PositionWalk(window)
+    walk.extend(rows)
+    return walk.positions
+
+
+class PositionWalk:
+    """`frame_positions` a few rows at a time: the engine feeds each chunk's rows as they are read
+    back, while the GPU works on the next chunks, so that the take's end has less left to do.
+    `positions` holds one position per row given so far; a position depends only on its row and the
+    ones before it, so its first n entries are frame_positions of the first n rows."""
+
+    def __init__(self, window: int = 2):
+        self.window = _check_window(window)
+        self.positions: list[float] = []
+        self._previous = 0.0
+        self._width = -1
+
+    def extend(self, rows: Sequence[Sequence[float]]) -> None:
+        window = self.window
+        for row in rows:
+            values = [x if 0.0 < x < _INF else 0.0 for x in map(float, row)]
+            if self._width < 0:
+                self._width = len(values)
+            elif len(values) != self._width:
+                raise ValueError(
+                    f"attention row {len(self.positions)} has {len(values)} values but row 0 has "
+                    f"{self._width}: every row must have one value per text token"
+                )
+            position = self._previous
+            if values:
+                peak = max(range(len(values)), key=values.__getitem__)
+                top = values[peak]
+                if top > 0.0:
+                    lo = max(0, peak - window)
+                    hi = min(len(values), peak + window + 1)
+                    # Dividing by the peak first keeps huge values from overflowing; the ratio is the same.
+                    weights = [v / top for v in values[lo:hi]]
+                    position = sum(i * w for i, w in zip(range(lo, hi), weights, strict=True)) / sum(weights)
+            self._previous = max(self._previous, position)
+            self.positions.append(self._previous)
 
 
 def _step_length(sample_rate: float, step_seconds: float) -> int:
@@ -224,11 +238,13 @@ def align(
     shift_frames: float = 3,
     silence_db: float = -45.0,
     window: int = 2,
+    positions: Sequence[float] | None = None,
 ) -> tuple[list[Timed], list[Timed]]:
     """(words, tokens) with times in seconds, from one head's attention rows and the audio.
 
     rows: one row per generated frame, each with exactly len(pieces) values (ValueError otherwise).
     pieces: the text tokens' pieces as strings (no special tokens). samples: the mono audio in [-1, 1].
+    positions: frame_positions(rows, window) when already known (a PositionWalk fed the same rows).
     The rules are in the module's docstring.
     """
     sample_rate_f = _check_real("sample_rate", sample_rate, positive=True)
@@ -254,7 +270,10 @@ def align(
     duration = len(samples) / sample_rate_f
 
     # Rule 2: token starts from the first frame whose position reaches i - 0.5.
-    positions = frame_positions(rows, window)
+    if positions is None:
+        positions = frame_positions(rows, window)
+    elif len(positions) != len(rows):
+        raise ValueError(f"{len(positions)} positions for {len(rows)} attention rows: give one per row")
     starts: list[float] = []
     f = 0
     for i in range(count):

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from phonon_web.timing import (
     SILENCE_FLOOR_DB,
+    PositionWalk,
     Timed,
     align,
     frame_positions,
@@ -112,6 +113,44 @@ def test_frame_positions_rejects_ragged_rows_and_bad_window():
 
 
 # loudness_db
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.floats(allow_nan=True, allow_infinity=True, width=32), min_size=4, max_size=4),
+        max_size=30,
+    ),
+    st.lists(st.integers(0, 6), max_size=8),
+    st.integers(0, 3),
+)
+def test_position_walk_fed_in_pieces_is_frame_positions(rows, cuts, window):
+    """The engine feeds a PositionWalk chunk by chunk: any cutting gives frame_positions of all rows."""
+    walk_ = PositionWalk(window)
+    at = 0
+    for cut in cuts:
+        walk_.extend(rows[at : at + cut])
+        at += cut
+    walk_.extend(rows[at:])
+    assert walk_.positions == frame_positions(rows, window)
+
+
+def test_position_walk_rejects_a_row_of_another_width_in_a_later_piece():
+    walk_ = PositionWalk()
+    walk_.extend([[0.5, 0.5, 0.0]])
+    with pytest.raises(ValueError, match="attention row 1 has 2 values but row 0 has 3"):
+        walk_.extend([[0.5, 0.5]])
+
+
+def test_align_takes_known_positions_and_checks_their_count():
+    rows, pieces = walk(4, 3), ["\u2581a", "\u2581b", "\u2581c", "\u2581d"]
+    audio = sine(len(rows) * 0.08)
+    assert align(rows, pieces, audio, positions=frame_positions(rows)) == align(rows, pieces, audio)
+    # positions are taken as given: a walk one token further on moves every start
+    later = [p + 1 for p in frame_positions(rows)]
+    assert align(rows, pieces, audio, positions=later) != align(rows, pieces, audio)
+    with pytest.raises(ValueError, match="11 positions for 12 attention rows"):
+        align(rows, pieces, audio, positions=frame_positions(rows)[:-1])
 
 
 def test_loudness_of_sine_square_and_silence():
