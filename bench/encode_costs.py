@@ -1,8 +1,8 @@
 """Where the CPU's time goes when it encodes language-model steps: recording the pass (the door's cffi
 calls, NativeDoor.record), finishing the command buffer, and submitting it, per step, then the GPU's
-time and the wait. On the H200's host a step took 90 to 210 us to encode
-(bench/results/h200-speed-2026-11-30.json), and a take can be bound by it; on the 2-core machine with
-lavapipe, 70 us (35 recording, 33 finishing).
+time and the wait. On the H200's hosts a step took 100 to 210 us to encode (41 recording and 62
+finishing in bench/results/h200-encode-costs-2026-11-30.json), and a take can be bound by it; on the
+2-core machine with lavapipe, 70 us (35 recording, 33 finishing).
 
     python bench/encode_costs.py [--weights DIR] [--steps 100] [--rounds 4] [--out FILE.json]
 

@@ -463,7 +463,6 @@ class Codec:
                 f"codec layer {layer} attention F={frames}",
                 rows=rpf * frames,
                 hidden=self.hidden,
-                head_dim=self.head_dim,
                 window=self.window,
                 ring_size=self.ring_size,
                 ring_k=2 * layer * ring_words,

@@ -526,7 +526,6 @@ def test_windowed_attention_over_the_ring(door, start, shape):
         "test",
         rows=rows,
         hidden=hidden,
-        head_dim=head_dim,
         window=window,
         ring_size=ring_size,
         ring_k=0,

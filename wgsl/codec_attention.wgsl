@@ -16,7 +16,6 @@
 struct Params {
     rows: u32,
     hidden: u32,
-    head_dim: u32,
     window: u32,
     ring_size: u32,
     ring_k: u32,
@@ -71,13 +70,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     if (m >= p.rows) {
         return;
     }
-    let hd = p.head_dim;
-    let column = head * hd;
+    let column = head * HEAD_DIM;
     let pos = p.rows_per_frame * start + m;
     let first = select(0u, pos + 1u - p.window, pos + 1u > p.window);
     let count = pos + 1u - first;
 
-    if (lid < hd / 4u) {
+    if (lid < HD4) {
         let at = m * p.hidden + column + 4u * lid;
         query[lid] = vec4<f32>(q[at], q[at + 1u], q[at + 2u], q[at + 3u]);
     }
@@ -155,7 +153,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     }
     sums[lid] = acc;
     workgroupBarrier();
-    if (lid < hd / 4u) {
+    if (lid < HD4) {
         var value = sums[lid];
         for (var g = 1u; g < 16u; g++) {
             value += sums[g * 16u + lid];
