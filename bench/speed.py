@@ -146,13 +146,16 @@ def run_engine(
     eos: float | None,
     max_frames: int | None = None,
     probe_steps: int = 200,
+    chunk_frames: int | None = None,
 ) -> dict:
-    """`max_frames` caps every take (slow adapters); `probe_steps` is the length of the step timing."""
+    """`max_frames` caps every take (slow adapters); `probe_steps` is the length of the step timing;
+    `chunk_frames` the engine's codec chunk after the first ones (None: its default)."""
     import phonon_web
     from phonon_web.gpu.door import run_sync
 
     load_start = time.perf_counter()
-    tts = phonon_web.load(weights, voices=voices)
+    options = {} if chunk_frames is None else {"chunk_frames": chunk_frames}
+    tts = phonon_web.load(weights, voices=voices, **options)
     load_seconds = time.perf_counter() - load_start
     engine = tts.engine
     voices = list(tts.voices)
@@ -282,6 +285,9 @@ def main() -> int:
     parser.add_argument("--reference-rounds", type=int, default=1)
     parser.add_argument("--max-frames", type=int, default=None, help="cap every take (slow adapters)")
     parser.add_argument(
+        "--chunk-frames", type=int, default=None, help="codec chunk after the first ones (A/B runs)"
+    )
+    parser.add_argument(
         "--model-eos",
         action="store_true",
         help="end takes where the model says (default without --weights: every take runs to its frame "
@@ -303,7 +309,10 @@ def main() -> int:
         "phrases": len(phrases),
         "frames": "the model's end of speech" if eos is None else "every take runs to its budget",
         "max_frames": args.max_frames,
-        "engine": run_engine(weights, phrases, args.voices, args.rounds, eos, args.max_frames),
+        "chunk_frames": args.chunk_frames,
+        "engine": run_engine(
+            weights, phrases, args.voices, args.rounds, eos, args.max_frames, chunk_frames=args.chunk_frames
+        ),
     }
     if args.reference:
         checkpoint = args.checkpoint or args.work / "ckpt"

@@ -15,12 +15,13 @@ after a chunk, `codec_shift.wgsl` moves the stage's last rows to the front. The 
 one previous input row; the transformer keeps its keys and values in a ring (positions continue across
 chunks); the latent upsampling reads the previous frame straight from the latents buffer. So a decode
 in chunks of any sizes gives exactly the one-shot decode, and, since a chunk size changes only the row
-counts (never a pipeline or a summation order), bit for bit the same samples for every schedule.
+counts and how split-K sums are scheduled (never a summation order), bit for bit the same samples for
+every schedule.
 
 Nothing is allocated after construction: `chunk[F]` are prebuilt programs that read their first frame
 from the state buffer, and `reset` starts a new take.
 
-Buffers (FULL sizes, chunks of up to 8 frames = 128 rows at 200 Hz):
+Buffers (FULL sizes, chunks of up to 16 frames = 256 rows at 200 Hz):
   latents   f32 [max_frames][32], the take's frame f at row f (given by the engine or made here)
   audio     f32 [max_frames * 1920], sample i of the take at index i
   state     u32 words: [frame_word] the next frame to decode (chunks read it, the shift moves it on);
@@ -33,7 +34,7 @@ Buffers (FULL sizes, chunks of up to 8 frames = 128 rows at 200 Hz):
             so a kernel never writes one region of an arena while reading another (WebGPU's usage
             rules are per buffer); regions start at 256-byte offsets and are bound as sub-ranges.
   ring      f32 [layers][k, v][ring_size][512], slot = position % ring_size, ring_size = the next
-            power of two >= window + 128 (512)
+            power of two >= window + the largest chunk's rows (512)
   q, attention, mlp, residual-block hidden buffers: per-chunk scratch; split-K partials: one buffer
             sized for the largest split GEMM.
 
@@ -57,6 +58,9 @@ from .weights import TensorRef, Weights
 PREFIX_LAYER = "mimi.decoder_transformer.transformer.layers."
 PREFIX_SEANET = "mimi.decoder.model."
 ALIGN_WORDS = 64  # 256 bytes: WebGPU's default minStorageBufferOffsetAlignment
+# A split-K GEMM whose chunk has this many output tiles (x phases) or more runs its splits inside each
+# tile's workgroup (codec_gemm.wgsl's SPLIT_LOOP) rather than as workgroups of their own plus a reduction.
+SPLIT_LOOP_TILES = 128
 
 
 @dataclass
@@ -119,6 +123,7 @@ class Codec:
         fade_in_duration: float | None = None,
         split_target: int = 160,
         split_min_steps: int = 4,
+        split_loop_tiles: int | None = None,
     ):
         self.door = door
         self.weights = weights
@@ -129,6 +134,7 @@ class Codec:
         self.chunk_sizes = tuple(sorted(set(chunk_sizes)))
         self.split_target = split_target
         self.split_min_steps = split_min_steps
+        self.split_loop_tiles = SPLIT_LOOP_TILES if split_loop_tiles is None else split_loop_tiles
         self._read_structure(cfg)
         self.samples_per_frame = self.up_stride * _product(c.stride for c in self.convs if c.transposed)
         processor = getattr(weights.manifest, "processor_config", None) or {}
@@ -369,6 +375,7 @@ class Codec:
             splits=splits,
             k_split=k_split,
             phases=phases,
+            loop_tiles=self.split_loop_tiles,
             kernel_options=kernel_options,
             fields=dict(fields, **self._words),
         )

@@ -112,6 +112,7 @@ def gemm_kernel(
     transposed: bool = False,
     epilogue: int = EPI_STORE,
     split: bool = False,
+    split_loop: bool = False,
     gelu_tanh: bool = False,
     taps: int = 1,
     entry: str = "main",
@@ -127,6 +128,7 @@ def gemm_kernel(
         TRANSPOSED=transposed,
         EPI=epilogue,
         SPLIT=split,
+        SPLIT_LOOP=split_loop,
         GELU_TANH=gelu_tanh,
     )
 
@@ -207,12 +209,14 @@ def gemm_launch(
     splits: int,
     k_split: int,
     phases: int = 1,
+    loop_tiles: int | None = None,
     kernel_options: dict,
     fields: dict,
 ) -> Launch:
     """A GEMM launch (and its split-K reduction when `splits` > 1). `buffers` maps weights, x, y, r,
     ring, state (and scratch when split) to bindings; `fields` are the Params that do not depend on the
-    chunk size."""
+    chunk size. A split GEMM whose chunk has `loop_tiles` output tiles (x phases) or more runs its
+    splits inside each tile's workgroup instead (SPLIT_LOOP: the same sums, one dispatch)."""
     order = ("weights", "x", "y", "r", "ring", "state")
     split = splits > 1
     main = door.pipeline(gemm_kernel(weight.kind_code, split=split, **kernel_options))
@@ -220,9 +224,12 @@ def gemm_launch(
     if split:
         reduce = door.pipeline(gemm_kernel(weight.kind_code, entry="reduce", **kernel_options))
         reduce_buffers = [dict(buffers, x=buffers["scratch"])[name] for name in order]
+    looped = None  # the SPLIT_LOOP pipeline, made when a chunk size first needs it
     launch = Launch(label)
     for frames in chunk_sizes:
         rows = rows_per_frame * frames
+        tiles = ceil_div(cols, TILE) * ceil_div(rows, TILE) * phases
+        loop = split and loop_tiles is not None and tiles >= loop_tiles
         params = uniform(
             door,
             "codec_gemm.wgsl",
@@ -236,6 +243,12 @@ def gemm_launch(
             **weight_fields(weight),
             **fields,
         )
+        if loop:
+            if looped is None:
+                looped = door.pipeline(gemm_kernel(weight.kind_code, split_loop=True, **kernel_options))
+            group = door.bind_group(looped, [params] + [buffers[name] for name in order])
+            launch.steps[frames] = [(looped, group, ceil_div(cols, TILE), ceil_div(rows, TILE), phases)]
+            continue
         group = door.bind_group(main, [params] + main_buffers)
         steps = [(main, group, ceil_div(cols, TILE), ceil_div(rows, TILE), splits * phases)]
         if split:

@@ -128,6 +128,7 @@ def gemm(
     splits=1,
     k_split=None,
     phases=1,
+    loop_tiles=None,
 ):
     """Run one GEMM launch; returns the y buffer."""
     weights = blob.upload(door)
@@ -155,6 +156,7 @@ def gemm(
         splits=splits,
         k_split=k_split or 32 * ((depth + 31) // 32),
         phases=phases,
+        loop_tiles=loop_tiles,
         kernel_options=options,
         fields=dict(fields, **words),
     )
@@ -411,14 +413,14 @@ def test_split_k_sums_in_the_same_order_for_every_chunk_size(door):
     x = RNG.standard_normal((rows_per_frame * 4, depth))
     fields = dict(ops.vector_fields(blob.ref("b"), "bias"), dil=1, x_ld=depth, y_ld=cols, y_step=1)
     outs = {}
-    for frames in (1, 4):
+    for frames, loop_tiles in ((1, None), (4, None), ("4 looped", 1)):
         y = gemm(
             door,
             blob,
             "w",
             x=x,
             rows_per_frame=rows_per_frame,
-            frames=frames,
+            frames=int(str(frames)[0]),
             cols=cols,
             depth=depth,
             options={"epilogue": ops.EPI_GELU},
@@ -426,11 +428,14 @@ def test_split_k_sums_in_the_same_order_for_every_chunk_size(door):
             y_words=rows_per_frame * 4 * cols,
             splits=3,
             k_split=96,
+            loop_tiles=loop_tiles,
         )
         outs[frames] = download(door, y).reshape(-1, cols)
     want = gelu(x @ blob.value("w").T + blob.value("b"))
     np.testing.assert_allclose(outs[4], want, atol=2e-5)
     np.testing.assert_array_equal(outs[1][:rows_per_frame], outs[4][:rows_per_frame])
+    # the same splits summed inside each tile's workgroup (K = 96 + 96 + 8: the last split is short)
+    np.testing.assert_array_equal(outs["4 looped"], outs[4])
     # the full codec's first conv at 1 frame: 8 tiles of output, K = 3584 in 19 splits of 192
     splits, k_split = ops.split_plan(16, 512, 3584, 1, 160)
     assert (splits, k_split) == (19, 192) and (splits - 1) * k_split < 3584 <= splits * k_split

@@ -12,7 +12,8 @@ Bounds:
   instead of 250 moves the full model's audio by 2e-3 at 24 frames).
 * q8 build: int8 weights change the audio itself; the take must still correlate above 0.999 with the
   reference's (an SNR above 30 dB).
-* Chunk schedules: bit-identical samples, since a chunk's size changes no pipeline and no summation order.
+* Chunk schedules: bit-identical samples, since a chunk's size changes no summation order (it may
+  change how a split-K GEMM is scheduled: split workgroups and a reduction, or a loop inside one).
 * 24 frames are 384 rows at 200 Hz, past the attention window of 250, so the window and the ring count.
 """
 
@@ -115,6 +116,21 @@ def test_tiny_f32_matches_the_reference_for_every_chunk_schedule(door, tiny, tin
     assert set(codec.dispatches.values()) == {codec.dispatches[1]}
 
 
+def test_splits_looped_in_a_workgroup_give_the_same_samples(door, tiny_f32):
+    """SPLIT_LOOP (a chunk's split-K sums inside each tile's workgroup) against split workgroups and a
+    reduction: the same samples bit for bit. The tiny model's one split GEMM has 2 tiles at 8 frames and
+    1 below, so with split_loop_tiles=2 only chunks of 8 loop, and every schedule mixes both ways."""
+    manifest, weights = tiny_f32
+    plain = Codec(door, weights, manifest.config, max_frames=32)
+    looped = Codec(door, weights, manifest.config, max_frames=32, split_loop_tiles=2)
+    assert looped.dispatches[8] == plain.dispatches[8] - 1  # no reduction
+    assert looped.dispatches[4] == plain.dispatches[4]
+    lat = latents(4)
+    want = decode(door, plain, lat, [8, 8, 8])
+    for schedule in schedules(FRAMES, seed=4):
+        np.testing.assert_array_equal(decode(door, looped, lat, schedule), want)
+
+
 def test_tiny_q8_is_close_and_schedule_independent(door, tiny, tmp_path_factory):
     manifest, weights = build(door, tiny[0], tmp_path_factory, f32=False)
     assert {t.kind for t in manifest.tensors if t.name.startswith("mimi.")} >= {"f16"}
@@ -186,7 +202,9 @@ def test_full_size_f32_matches_the_reference(door, tmp_path_factory):
     folder = write_checkpoint(tmp_path_factory.mktemp("codec") / "full", tiny=False, seed=0)
     reference = load_reference(folder).codec
     manifest, weights = build(door, folder, tmp_path_factory, f32=True)
-    codec = Codec(door, weights, manifest.config, max_frames=FRAMES)
+    # chunks of 8 frames run the split-K GEMMs with 64 tiles or more as loops in their workgroups
+    codec = Codec(door, weights, manifest.config, max_frames=FRAMES, split_loop_tiles=64)
+    assert codec.dispatches[8] < codec.dispatches[1]
     lat = latents(2)
     want = reference_audio(reference, lat)
     takes = [decode(door, codec, lat, s) for s in ([8, 8, 8], [1, 2, 4, 8, 8, 1], [4, 2, 2, 8, 8])]

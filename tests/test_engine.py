@@ -53,6 +53,27 @@ def test_same_seed_same_samples_whatever_the_chunk_schedule(door, files, engine)
     assert speak(engine, seed=8, max_frames=14).audio.tobytes() != first.audio.tobytes()
 
 
+def test_the_last_chunk_stops_at_the_budget(engine, monkeypatch):
+    """20 frames: chunks of 1, 2, 4 and 8, then 5 of the next 16. That submit runs 5 steps and the
+    codec's chunk of 8 (the smallest that holds them), and the samples are the first 20 frames of a
+    take of 31 (1 + 2 + 4 + 8 + 16: no chunk cut), bit for bit."""
+    submits = []
+    real_submit = engine.door.submit
+
+    def spy(items):
+        submits.append(list(items))
+        return real_submit(items)
+
+    monkeypatch.setattr(engine.door, "submit", spy)
+    cut = speak(engine, seed=5, max_frames=20, eos_threshold=float("inf"))
+    last = submits[-1]
+    assert last[0] == (engine.lm.step, 5) and last[1] == (engine.codec.chunk[8], 1)
+    assert [n for program, n in (s[0] for s in submits[2:]) if program is engine.lm.step] == [2, 4, 8, 5]
+    whole = speak(engine, seed=5, max_frames=31, eos_threshold=float("inf"))
+    assert cut.frames == 20 and whole.frames == 31
+    assert cut.audio.tobytes() == whole.audio[: len(cut.audio)].tobytes()
+
+
 def test_word_times_read_the_alignment_rows_of_every_frame_made(engine, monkeypatch):
     """Each chunk's readback brings its frames' alignment rows; together they must be the alignment
     buffer's first `frames` rows, each cut to the text's tokens (20 frames: five chunks, the last cut

@@ -25,9 +25,12 @@
 //
 // Split-K (SPLIT): workgroup z = split * phases + phase covers K in [split * k_split, ...) and writes
 // its raw sums to `y` as partials [split][phase][rows][cols]; the `reduce` entry point then adds the
-// splits in order and applies the epilogue. The split count of a layer never depends on the chunk's
-// size, so every element is summed in the same order whatever the chunk schedule: the decode is bit
-// for bit the same for chunks of 1, 2, 4 or 8 frames.
+// splits in order and applies the epilogue. SPLIT_LOOP makes the same sums in one workgroup a tile:
+// it runs through all of K, starts each split's sums from zero and adds them to the total in split
+// order, then applies the epilogue. It is for chunks with tiles enough to fill the GPU unsplit (no
+// partials written and read back, no second dispatch). A layer's split count never depends on the
+// chunk's size and both ways add the same numbers in the same order, so the decode is bit for bit the
+// same for every chunk schedule.
 
 const EPI_STORE: u32 = 0u;     // y = acc + bias
 const EPI_GELU: u32 = 1u;      // y = gelu(acc + bias)
@@ -95,50 +98,75 @@ fn act(v: f32) -> f32 {
     return v;
 }
 
-// One value of A (row < rows): kc < kend is checked by the caller.
-fn a_value(row: u32, kc: u32, mean: f32, rstd: f32) -> f32 {
-    var v: f32;
+// ---- loading A and B ------------------------------------------------------------------------------
+// Each K step's values are loaded as raw words into registers during the step before (the `*_raw`
+// functions) and turned into values (ELU, LayerNorm, int8 scales, f16 halves) only when they are
+// stored into workgroup memory (`*_values`). Arithmetic on a loaded value waits for the load, so
+// doing it where the load is issued would stall the warp there for a full memory latency every step,
+// before the step's products: the prefetch would hide nothing.
+
+// One value of x for A's row `row`, K index kc.
+fn x_at(row: u32, kc: u32) -> f32 {
     if (GATHER) {
         let i = kc / TAPS;  // a constant: no integer division in the inner loads
         let t = kc - i * TAPS;
-        v = x[(p.x_row0 + row + t * p.dil) * p.x_ld + i];
-    } else {
-        v = x[(p.x_row0 + row) * p.x_ld + kc];
-        if (LN) {
-            v = (v - mean) * rstd * vector_at(p.ln_kind, p.ln_w, kc) + vector_at(p.ln_kind, p.ln_b, kc);
-        }
+        return x[(p.x_row0 + row + t * p.dil) * p.x_ld + i];
     }
-    return act(v);
+    return x[(p.x_row0 + row) * p.x_ld + kc];
 }
 
-// Four values of A's row `row` from k on (zero past the rows or past kend). Built from scalars, with
-// no dynamic index into a vector, so that no compiler has to keep it in memory.
-fn load_a(row: u32, k: u32, kend: u32, mean: f32, rstd: f32) -> vec4<f32> {
+// Four raw values of A's row `row` from k on (zero past the rows or past kend).
+fn a_raw(row: u32, k: u32, kend: u32) -> vec4<f32> {
+    var out = vec4<f32>(0.0);
     if (row >= p.rows) {
-        return vec4<f32>(0.0);
+        return out;
     }
     if (k + 4u <= kend) {
-        return vec4<f32>(
-            a_value(row, k, mean, rstd),
-            a_value(row, k + 1u, mean, rstd),
-            a_value(row, k + 2u, mean, rstd),
-            a_value(row, k + 3u, mean, rstd),
-        );
+        return vec4<f32>(x_at(row, k), x_at(row, k + 1u), x_at(row, k + 2u), x_at(row, k + 3u));
     }
-    var out = vec4<f32>(0.0);
     if (k < kend) {
-        out.x = a_value(row, k, mean, rstd);
+        out.x = x_at(row, k);
     }
     if (k + 1u < kend) {
-        out.y = a_value(row, k + 1u, mean, rstd);
+        out.y = x_at(row, k + 1u);
     }
     if (k + 2u < kend) {
-        out.z = a_value(row, k + 2u, mean, rstd);
+        out.z = x_at(row, k + 2u);
     }
     return out;
 }
 
-// One value of B (col < cols, kc < kend).
+// The words of elements k..k + 3 of a small f16 or f32 vector (k % 4 == 0): two words or four.
+fn vector_words(kind: u32, base: u32, k: u32) -> vec4<u32> {
+    if (kind == KIND_F16) {
+        let at = base + k / 2u;
+        return vec4<u32>(weights[at], weights[at + 1u], 0u, 0u);
+    }
+    return vec4<u32>(weights[base + k], weights[base + k + 1u], weights[base + k + 2u], weights[base + k + 3u]);
+}
+
+fn vector_values(kind: u32, words: vec4<u32>) -> vec4<f32> {
+    if (kind == KIND_F16) {
+        return vec4<f32>(unpack2x16float(words.x), unpack2x16float(words.y));
+    }
+    return bitcast<vec4<f32>>(words);
+}
+
+// A's four values from the raw ones: LayerNorm (`ln` = its weights and biases' words), then ELU;
+// zero where the raw loads were skipped (past the rows or past kend).
+fn a_values(raw: vec4<f32>, row: u32, k: u32, kend: u32, mean: f32, rstd: f32, ln: array<vec4<u32>, 2>)
+    -> vec4<f32> {
+    var v = raw;
+    if (LN) {
+        v = (v - mean) * rstd * vector_values(p.ln_kind, ln[0]) + vector_values(p.ln_kind, ln[1]);
+    }
+    v = vec4<f32>(act(v.x), act(v.y), act(v.z), act(v.w));
+    let live = row < p.rows;
+    return select(vec4<f32>(0.0), v, vec4<bool>(live && k < kend, live && k + 1u < kend,
+                                                 live && k + 2u < kend, live && k + 3u < kend));
+}
+
+// B's row (in the weight) of output column `col`.
 fn b_row(col: u32, phase: u32) -> u32 {
     if (TRANSPOSED) {
         return phase * p.cols + col;
@@ -146,36 +174,53 @@ fn b_row(col: u32, phase: u32) -> u32 {
     return col;
 }
 
-fn b_value(col: u32, kc: u32, phase: u32) -> f32 {
-    return weight_at(WKIND, p.w_word, p.w_scales, p.w_cols, p.w_padded, b_row(col, phase), kc);
-}
-
-// Four values of B's column `col` (an output channel) from k on.
-fn load_b(col: u32, k: u32, kend: u32, phase: u32) -> vec4<f32> {
+// The raw words of four values of B's column `col` from k on: q8, the word of four int8 values in
+// x and its scale pair's word in y (z: which half); f16 and f32, each value's word (zero past kend).
+fn b_raw(col: u32, k: u32, kend: u32, phase: u32) -> vec4<u32> {
     if (col >= p.cols) {
-        return vec4<f32>(0.0);
+        return vec4<u32>(0u);
     }
+    let row = b_row(col, phase);
     if (WKIND == KIND_Q8) {
         // Rows are zero-padded to a multiple of 32 and K tiles never pass the padding; A is zero past K.
-        let row = b_row(col, phase);
-        let word = weights[p.w_word + row * (p.w_padded / 4u) + k / 4u];
-        return vec4<f32>(unpack4xI8(word)) * q8_scale(p.w_scales, row, p.w_padded, k / 32u);
+        let index = row * (p.w_padded / 32u) + k / 32u;
+        return vec4<u32>(weights[p.w_word + row * (p.w_padded / 4u) + k / 4u], weights[p.w_scales + index / 2u],
+                         index & 1u, 0u);
     }
-    if (k + 4u <= kend) {
-        return vec4<f32>(b_value(col, k, phase), b_value(col, k + 1u, phase), b_value(col, k + 2u, phase),
-                         b_value(col, k + 3u, phase));
-    }
-    var out = vec4<f32>(0.0);
+    var out = vec4<u32>(0u);
+    let e = row * p.w_cols + k;
+    let per_word = select(1u, 2u, WKIND == KIND_F16);
     if (k < kend) {
-        out.x = b_value(col, k, phase);
+        out.x = weights[p.w_word + e / per_word];
     }
     if (k + 1u < kend) {
-        out.y = b_value(col, k + 1u, phase);
+        out.y = weights[p.w_word + (e + 1u) / per_word];
     }
     if (k + 2u < kend) {
-        out.z = b_value(col, k + 2u, phase);
+        out.z = weights[p.w_word + (e + 2u) / per_word];
+    }
+    if (k + 3u < kend) {
+        out.w = weights[p.w_word + (e + 3u) / per_word];
     }
     return out;
+}
+
+fn f16_half(word: u32, odd: bool) -> f32 {
+    let pair = unpack2x16float(word);
+    return select(pair.x, pair.y, odd);
+}
+
+// B's four values from the raw words.
+fn b_values(raw: vec4<u32>, col: u32, k: u32, phase: u32) -> vec4<f32> {
+    if (WKIND == KIND_Q8) {
+        return vec4<f32>(unpack4xI8(raw.x)) * f16_half(raw.y, raw.z == 1u);
+    }
+    if (WKIND == KIND_F16) {
+        let e = b_row(col, phase) * p.w_cols + k;  // a skipped load's word is 0: its value 0 either half
+        return vec4<f32>(f16_half(raw.x, (e & 1u) == 1u), f16_half(raw.y, ((e + 1u) & 1u) == 1u),
+                         f16_half(raw.z, ((e + 2u) & 1u) == 1u), f16_half(raw.w, ((e + 3u) & 1u) == 1u));
+    }
+    return bitcast<vec4<f32>>(raw);
 }
 
 fn rotate(pair: vec2<f32>, pos: u32, j: u32) -> vec2<f32> {
@@ -283,8 +328,12 @@ fn main(
     let split = wg.z / p.phases;
     let m0 = wg.y * 64u;
     let n0 = wg.x * 64u;
-    let kbeg = split * p.k_split;
-    let kend = min(p.depth, kbeg + p.k_split);
+    var kbeg = split * p.k_split;
+    var kend = min(p.depth, kbeg + p.k_split);
+    if (SPLIT_LOOP) {
+        kbeg = 0u;
+        kend = p.depth;
+    }
 
     // LayerNorm statistics of the two rows this thread loads (lid / 8 and lid / 8 + 32) in one pass:
     // sums of d and d * d with d = x - x[row][0] (shifting by a value of the row keeps the one-pass
@@ -336,6 +385,10 @@ fn main(
     var acc1 = vec4<f32>(0.0);
     var acc2 = vec4<f32>(0.0);
     var acc3 = vec4<f32>(0.0);
+    var total0 = vec4<f32>(0.0);  // SPLIT_LOOP: the splits' sums so far
+    var total1 = vec4<f32>(0.0);
+    var total2 = vec4<f32>(0.0);
+    var total3 = vec4<f32>(0.0);
     let row = m0 + lid / 8u;  // the A rows this thread loads: row and row + 32
     let col = n0 + lid / 8u;  // the B columns: col and col + 32
     let quad = (lid % 8u) * 4u;
@@ -346,31 +399,41 @@ fn main(
     // on every B read); swizzled, they read 8 different banks. A's reads are broadcasts: no conflict.
     let b_swizzle = li.x % 8u;  // (this thread's columns) / 4 % 8
     let b_slot = (lid & ~7u) | ((lid & 7u) ^ ((lid / 32u) % 8u));  // where this thread's B load goes
-    // The next K step's values are loaded into registers before this step's products, so their
-    // latency hides behind the arithmetic instead of stalling every step (workgroup memory holds one
-    // step: 16 KiB is the portable limit).
+    // The next K step's raw words are loaded into registers before this step's products and made
+    // into values only at the next store, so their latency hides behind the arithmetic instead of
+    // stalling every step (workgroup memory holds one step: 16 KiB is the portable limit).
     var a_next0 = vec4<f32>(0.0);
     var a_next1 = vec4<f32>(0.0);
-    var b_next0 = vec4<f32>(0.0);
-    var b_next1 = vec4<f32>(0.0);
+    var ln_next = array<vec4<u32>, 2>(vec4<u32>(0u), vec4<u32>(0u));
+    var b_next0 = vec4<u32>(0u);
+    var b_next1 = vec4<u32>(0u);
     if (kbeg < kend) {
-        a_next0 = load_a(row, kbeg + quad, kend, mean.x, rstd.x);
-        a_next1 = load_a(row + 32u, kbeg + quad, kend, mean.y, rstd.y);
-        b_next0 = load_b(col, kbeg + quad, kend, phase);
-        b_next1 = load_b(col + 32u, kbeg + quad, kend, phase);
+        a_next0 = a_raw(row, kbeg + quad, kend);
+        a_next1 = a_raw(row + 32u, kbeg + quad, kend);
+        if (LN) {
+            ln_next = array<vec4<u32>, 2>(vector_words(p.ln_kind, p.ln_w, kbeg + quad),
+                                          vector_words(p.ln_kind, p.ln_b, kbeg + quad));
+        }
+        b_next0 = b_raw(col, kbeg + quad, kend, phase);
+        b_next1 = b_raw(col + 32u, kbeg + quad, kend, phase);
     }
     for (var k0 = kbeg; k0 < kend; k0 += 32u) {
-        a_tile[lid] = a_next0;
-        a_tile[lid + 256u] = a_next1;
-        b_tile[b_slot] = b_next0;
-        b_tile[b_slot + 256u] = b_next1;
+        let kq = k0 + quad;
+        a_tile[lid] = a_values(a_next0, row, kq, kend, mean.x, rstd.x, ln_next);
+        a_tile[lid + 256u] = a_values(a_next1, row + 32u, kq, kend, mean.y, rstd.y, ln_next);
+        b_tile[b_slot] = b_values(b_next0, col, kq, phase);
+        b_tile[b_slot + 256u] = b_values(b_next1, col + 32u, kq, phase);
         workgroupBarrier();
         let k1 = k0 + 32u;
         if (k1 < kend) {
-            a_next0 = load_a(row, k1 + quad, kend, mean.x, rstd.x);
-            a_next1 = load_a(row + 32u, k1 + quad, kend, mean.y, rstd.y);
-            b_next0 = load_b(col, k1 + quad, kend, phase);
-            b_next1 = load_b(col + 32u, k1 + quad, kend, phase);
+            a_next0 = a_raw(row, k1 + quad, kend);
+            a_next1 = a_raw(row + 32u, k1 + quad, kend);
+            if (LN) {
+                ln_next = array<vec4<u32>, 2>(vector_words(p.ln_kind, p.ln_w, k1 + quad),
+                                              vector_words(p.ln_kind, p.ln_b, k1 + quad));
+            }
+            b_next0 = b_raw(col, k1 + quad, kend, phase);
+            b_next1 = b_raw(col + 32u, k1 + quad, kend, phase);
         }
         for (var kk = 0u; kk < 8u; kk++) {
             let kb = kk ^ b_swizzle;
@@ -387,7 +450,23 @@ fn main(
             acc2 += vec4<f32>(dot(x2, w0), dot(x2, w1), dot(x2, w2), dot(x2, w3));
             acc3 += vec4<f32>(dot(x3, w0), dot(x3, w1), dot(x3, w2), dot(x3, w3));
         }
+        if (SPLIT_LOOP && (k1 % p.k_split == 0u || k1 >= kend)) {  // a split's end: into the total
+            total0 += acc0;
+            total1 += acc1;
+            total2 += acc2;
+            total3 += acc3;
+            acc0 = vec4<f32>(0.0);
+            acc1 = vec4<f32>(0.0);
+            acc2 = vec4<f32>(0.0);
+            acc3 = vec4<f32>(0.0);
+        }
         workgroupBarrier();
+    }
+    if (SPLIT_LOOP) {
+        acc0 = total0;
+        acc1 = total1;
+        acc2 = total2;
+        acc3 = total3;
     }
 
     let n = n0 + li.x * 4u;
@@ -439,12 +518,32 @@ fn reduce(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(workgroup_id) 
     }
     let phase = wg.z;
     var v = vec4<f32>(0.0);
-    let last = p.cols - 1u;
-    for (var s = 0u; s < p.splits; s++) {
-        let base = ((s * p.phases + phase) * p.rows + m) * p.cols;
-        // columns past the end read the row's last value; their outputs are never stored
-        v += vec4<f32>(x[base + n], x[base + min(n + 1u, last)], x[base + min(n + 2u, last)],
-                       x[base + min(n + 3u, last)]);
+    // Four splits' partials loaded before the first is added (a load's first use stalls the loads
+    // after it: one at a time paid a memory latency per split), then added in split order.
+    for (var s = 0u; s < p.splits; s += 4u) {
+        let p0 = partial_quad(s, phase, m, n);
+        let p1 = partial_quad(s + 1u, phase, m, n);
+        let p2 = partial_quad(s + 2u, phase, m, n);
+        let p3 = partial_quad(s + 3u, phase, m, n);
+        v += p0;
+        if (s + 1u < p.splits) {
+            v += p1;
+        }
+        if (s + 2u < p.splits) {
+            v += p2;
+        }
+        if (s + 3u < p.splits) {
+            v += p3;
+        }
     }
     finish(m, n, phase, v, start);
+}
+
+// Split s's partial sums of row m, columns n..n + 3 (a split past the last reads the last one again,
+// columns past the end the row's last value: neither is ever used).
+fn partial_quad(s: u32, phase: u32, m: u32, n: u32) -> vec4<f32> {
+    let base = ((min(s, p.splits - 1u) * p.phases + phase) * p.rows + m) * p.cols;
+    let last = p.cols - 1u;
+    return vec4<f32>(x[base + n], x[base + min(n + 1u, last)], x[base + min(n + 2u, last)],
+                     x[base + min(n + 3u, last)]);
 }
