@@ -68,17 +68,17 @@ var<workgroup> uniform_slot: u32;  // a value made visibly uniform for the barri
 // RowShare, share_dot, row_dot_loaded: row_dot.wgsl
 
 // ---- the projection -----------------------------------------------------------------------------
-// Element i of the input with its norm weights (weight 1, bias 0 without affine; 0 past K).
-struct Elem { v: f32, w: f32, b: f32 }
+// Element i of the input as loaded (past K: element K - 1, counted as 0), with its norm weight and
+// bias as raw words (weights.wgsl's vector_value makes them numbers where they are used).
+struct Elem { v: f32, w: u32, b: u32 }
 
 fn load_elem(i: u32) -> Elem {
     let j = min(i, K - 1u);
-    var e = Elem(x[j], 1.0, 0.0);
+    var e = Elem(x[j], 0u, 0u);
     if (params.ln_affine != 0u) {
-        e.w = vector_at(params.ln_kind, params.ln_w, j);
-        e.b = vector_at(params.ln_kind, params.ln_b, j);
+        e.w = vector_word(params.ln_kind, params.ln_w, j);
+        e.b = vector_word(params.ln_kind, params.ln_b, j);
     }
-    if (i >= K) { e.v = 0.0; }
     return e;
 }
 
@@ -94,13 +94,24 @@ fn load_inputs(lid: u32) -> Inputs {
 }
 
 fn put_normed(i: u32, e: Elem, mean: f32, rstd: f32) {
-    if (i < KP) { x_put(i, select(0.0, (e.v - mean) * rstd * e.w + e.b, i < K)); }
+    var v = (e.v - mean) * rstd;
+    if (params.ln_affine != 0u) {
+        v = v * vector_value(params.ln_kind, e.w, i) + vector_value(params.ln_kind, e.b, i);
+    }
+    if (i < KP) { x_put(i, select(0.0, v, i < K)); }
+}
+
+// Element i's value and square for the norm's sums (0 past K).
+fn sum_sq(e: Elem, i: u32) -> vec2<f32> {
+    let x = select(0.0, e.v, i < K);
+    return vec2<f32>(x, x * x);
 }
 
 // LayerNorm of the input into xs (one pass: the sum and the sum of squares together, as gemv does).
 fn normed_into_xs(ids: Ids, v: Inputs) {
-    let s = vec2<f32>(v.e0.v, v.e0.v * v.e0.v) + vec2<f32>(v.e1.v, v.e1.v * v.e1.v)
-        + vec2<f32>(v.e2.v, v.e2.v * v.e2.v) + vec2<f32>(v.e3.v, v.e3.v * v.e3.v);
+    let i = ids.lid;
+    let s = sum_sq(v.e0, i) + sum_sq(v.e1, i + WG_SIZE) + sum_sq(v.e2, i + 2u * WG_SIZE)
+        + sum_sq(v.e3, i + 3u * WG_SIZE);
     let sums = workgroup_sum2(s, ids) / f32(K);
     let mean = sums.x;
     let rstd = 1.0 / sqrt(max(sums.y - mean * mean, 0.0) + params.ln_eps);

@@ -101,11 +101,19 @@ fn segment_of(row: u32) -> vec2<u32> {
     return vec2<u32>(s, row - start);
 }
 
-fn bias_of(row: u32) -> f32 {
+// The word holding a row's bias (0 without one), and the bias from it.
+fn bias_word(row: u32) -> u32 {
+    let where_ = segment_of(row);
+    let seg = params.segs[where_.x];
+    if (seg.has_bias == 0u) { return 0u; }
+    return vector_word(seg.bias_kind, seg.bias, where_.y);
+}
+
+fn bias_value(row: u32, word: u32) -> f32 {
     let where_ = segment_of(row);
     let seg = params.segs[where_.x];
     if (seg.has_bias == 0u) { return 0.0; }
-    return vector_at(seg.bias_kind, seg.bias, where_.y);
+    return vector_value(seg.bias_kind, word, where_.y);
 }
 
 // ---- the early loads: gemv_early_loads.wgsl; the prologues: gemv_prologues.wgsl ------------------
@@ -131,7 +139,7 @@ fn end_of_speech(logit: f32) {
 }
 
 fn epilogue(row: u32, value: f32, t: Tail) {
-    let v = value + t.a;
+    let v = value + bias_value(row, t.a);
     let out = params.dst_offset + row;
     if (EPILOGUE == E_STORE) {
         dst[out] = v;

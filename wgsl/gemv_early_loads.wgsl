@@ -13,21 +13,22 @@ fn load_row_share(row: u32, lane: u32) -> RowShare {
     return load_q8_share(seg.word, seg.scales, where_.y, lane);
 }
 
-// What the prologue needs of element i of x (0 past K; the loads themselves stay in bounds).
-struct Elem { x: f32, w: f32, b: f32, scale: f32, shift: f32 }
+// What the prologue needs of element i of x, as loaded (the loads stay in bounds: past K they read
+// element K - 1, and the prologue counts it as 0). The norm's weight and bias stay raw words
+// (vector_value turns them into numbers where they are used: doing it here would wait for the load).
+struct Elem { x: f32, w: u32, b: u32, scale: f32, shift: f32 }
 
 fn load_elem(i: u32) -> Elem {
     let j = min(i, K - 1u);
-    var e = Elem(src[params.src_offset + j], 1.0, 0.0, 0.0, 0.0);
+    var e = Elem(src[params.src_offset + j], 0u, 0u, 0.0, 0.0);
     if (NORMS && params.ln_affine != 0u) {
-        e.w = vector_at(params.ln_kind, params.ln_w, j);
-        e.b = vector_at(params.ln_kind, params.ln_b, j);
+        e.w = vector_word(params.ln_kind, params.ln_w, j);
+        e.b = vector_word(params.ln_kind, params.ln_b, j);
     }
     if (PROLOGUE == P_ADALN) {
         e.scale = aux[params.mod_scale + j];
         e.shift = aux[params.mod_shift + j];
     }
-    if (i >= K) { e.x = 0.0; }
     return e;
 }
 
@@ -71,10 +72,7 @@ fn load_merge_inputs(lid: u32) -> MergeInputs {
     if (PROLOGUE != P_ATTN_MERGE) { return v; }
     if (lid < params.heads * SPLITS) {
         let at = lid * params.part_stride + params.head_dim;
-        v.stats = vec2<f32>(src[at], src[at + 1u]);
-        // a head's last part is the new key alone (attention_step.wgsl): its sum is 1 and its maximum
-        // the key's score, left in two halves
-        if (lid % SPLITS == SPLITS - 1u) { v.stats = vec2<f32>(v.stats.x + v.stats.y, 1.0); }
+        v.stats = vec2<f32>(src[at], src[at + 1u]);  // as loaded: see part_stats (gemv_prologues.wgsl)
     }
     if (EARLY_MERGE) {
         let a = split_outputs(lid);
@@ -89,15 +87,15 @@ fn load_merge_inputs(lid: u32) -> MergeInputs {
     return v;
 }
 
-// The epilogue's reads (invocation r < ROWS takes row r): a the bias, b the old value (residuals) or
-// the time embedding (E_COND_EOS), c the gate (E_GATED_RESIDUAL).
-struct Tail { a: f32, b: f32, c: f32 }
+// The epilogue's reads (invocation r < ROWS takes row r): a the bias's word (bias_value), b the old
+// value (residuals) or the time embedding (E_COND_EOS), c the gate (E_GATED_RESIDUAL).
+struct Tail { a: u32, b: f32, c: f32 }
 
 fn load_tail(group: u32, lid: u32) -> Tail {
     var t: Tail;
     let r = group * ROWS + lid;
     if (lid < ROWS && r < params.rows) {
-        t.a = bias_of(r);
+        t.a = bias_word(r);
         if (EPILOGUE == E_RESIDUAL || EPILOGUE == E_GATED_RESIDUAL) { t.b = dst[params.dst_offset + r]; }
         if (EPILOGUE == E_GATED_RESIDUAL) { t.c = aux[params.mod_gate + r]; }
         if (EPILOGUE == E_COND_EOS && r < params.segs[0].end) { t.b = aux[params.aux_offset + r]; }

@@ -6,8 +6,10 @@ fn put_x(i: u32, v: f32) {
     if (i < KP) { x_put(i, v); }
 }
 
-fn sum_sq(e: Elem) -> vec2<f32> {
-    return vec2<f32>(e.x, e.x * e.x);
+// Element i's value and square for the norm's sums (0 past K).
+fn sum_sq(e: Elem, i: u32) -> vec2<f32> {
+    let x = select(0.0, e.x, i < K);
+    return vec2<f32>(x, x * x);
 }
 
 // The prologue's value of element i (0 past K) once the norm's statistics are known.
@@ -15,7 +17,10 @@ fn finished(e: Elem, i: u32, mean: f32, rstd: f32) -> f32 {
     if (i >= K) { return 0.0; }
     if (PROLOGUE == P_SILU) { return silu(e.x); }
     if (!NORMS) { return e.x; }
-    var v = (e.x - mean) * rstd * e.w + e.b;
+    var v = (e.x - mean) * rstd;
+    if (params.ln_affine != 0u) {
+        v = v * vector_value(params.ln_kind, e.w, i) + vector_value(params.ln_kind, e.b, i);
+    }
     if (PROLOGUE == P_ADALN) { v = v * (1.0 + e.scale) + e.shift; }
     return v;
 }
@@ -27,8 +32,10 @@ fn early_x_into_xs(ids: Ids, v: Inputs) {
     var mean = 0.0;
     var rstd = 1.0;
     if (NORMS) {
-        let s = sum_sq(v.e0) + sum_sq(v.e1) + sum_sq(v.e2) + sum_sq(v.e3)
-            + sum_sq(v.e4) + sum_sq(v.e5) + sum_sq(v.e6) + sum_sq(v.e7);
+        let i = ids.lid;
+        let s = sum_sq(v.e0, i) + sum_sq(v.e1, i + WG_SIZE) + sum_sq(v.e2, i + 2u * WG_SIZE)
+            + sum_sq(v.e3, i + 3u * WG_SIZE) + sum_sq(v.e4, i + 4u * WG_SIZE) + sum_sq(v.e5, i + 5u * WG_SIZE)
+            + sum_sq(v.e6, i + 6u * WG_SIZE) + sum_sq(v.e7, i + 7u * WG_SIZE);
         let sums = workgroup_sum2(s, ids) / f32(K);
         mean = sums.x;
         rstd = 1.0 / sqrt(max(sums.y - mean * mean, 0.0) + params.ln_eps);
@@ -49,8 +56,8 @@ fn late_x_into_xs(ids: Ids) {
     var s = vec2<f32>(0.0);
     for (var i = ids.lid; i < KP; i += WG_SIZE) {
         let e = load_elem(i);
-        x_put(i, e.x);
-        s += sum_sq(e);
+        x_put(i, select(0.0, e.x, i < K));
+        s += sum_sq(e, i);
     }
     var mean = 0.0;
     var rstd = 1.0;
@@ -87,9 +94,17 @@ fn merged(i: u32, a0: vec4<f32>, a1: vec4<f32>) -> f32 {
         + dot(a1, select(vec4<f32>(0.0), w1, n + 4u < vec4<u32>(SPLITS)));
 }
 
+// A part's (maximum, sum) from its loaded pair: a head's last part is the new key alone
+// (attention_step.wgsl), whose sum is 1 and whose maximum is the key's score, left in two halves.
+fn part_stats(lid: u32, loaded: vec2<f32>) -> vec2<f32> {
+    if (lid % SPLITS == SPLITS - 1u) { return vec2<f32>(loaded.x + loaded.y, 1.0); }
+    return loaded;
+}
+
 fn attention_merge_into_xs(ids: Ids, v: MergeInputs, first_group: bool) {
     let parts = params.heads * SPLITS;
-    if (ids.lid < parts) { part_max[ids.lid] = v.stats.x; }
+    let stats = part_stats(ids.lid, v.stats);
+    if (ids.lid < parts) { part_max[ids.lid] = stats.x; }
     workgroupBarrier();
     if (ids.lid < params.heads) {
         var m = -3.0e38;
@@ -99,7 +114,7 @@ fn attention_merge_into_xs(ids: Ids, v: MergeInputs, first_group: bool) {
     workgroupBarrier();
     if (ids.lid < parts) {
         merge_weights[ids.lid] = exp(part_max[ids.lid] - head_stats[ids.lid / SPLITS].x);
-        part_max[ids.lid] = v.stats.y * merge_weights[ids.lid];  // now this part's share of L
+        part_max[ids.lid] = stats.y * merge_weights[ids.lid];  // now this part's share of L
     }
     workgroupBarrier();
     if (ids.lid < params.heads) {

@@ -25,30 +25,38 @@ struct Params {
 var<workgroup> a_tile: array<f32, STEP * TILE>;  // [k][row]
 var<workgroup> w_tile: array<f32, STEP * TILE>;  // [k][col]
 
-// Four consecutive values of weight row `col` from column k (k a multiple of 4).
-fn weights4(col: u32, k: u32) -> vec4<f32> {
+// The raw words of four consecutive values of weight row `col` from column k (k a multiple of 4):
+// q8, the values' word and the word of their scale; f16, two words; f32, four (zero past the columns).
+// They become numbers (w_values) only when they are stored: arithmetic on a loaded value waits for
+// the load, which would make the next step's loads cost a memory latency every step.
+fn w_raw(col: u32, k: u32) -> vec4<u32> {
+    if (col >= params.cols) { return vec4<u32>(0u); }
     if (KIND == KIND_Q8) {
         let word = params.word + col * (params.padded / 4u) + k / 4u;
-        return vec4<f32>(unpack4xI8(weights[word])) * q8_scale(params.scales, col, params.padded, k / 32u);
+        return vec4<u32>(weights[word], q8_scale_word(params.scales, col, params.padded, k / 32u), 0u, 0u);
     }
     if (KIND == KIND_F16) {
         let word = params.word + (col * params.k + k) / 2u;
-        return vec4<f32>(unpack2x16float(weights[word]), unpack2x16float(weights[word + 1u]));
+        return vec4<u32>(weights[word], weights[word + 1u], 0u, 0u);
     }
     let word = params.word + col * params.k + k;
-    return vec4<f32>(bitcast<f32>(weights[word]), bitcast<f32>(weights[word + 1u]),
-                     bitcast<f32>(weights[word + 2u]), bitcast<f32>(weights[word + 3u]));
+    return vec4<u32>(weights[word], weights[word + 1u], weights[word + 2u], weights[word + 3u]);
+}
+
+fn w_values(raw: vec4<u32>, col: u32, k: u32) -> vec4<f32> {
+    if (KIND == KIND_Q8) {
+        return vec4<f32>(unpack4xI8(raw.x)) * q8_scale_value(raw.y, col, params.padded, k / 32u);
+    }
+    if (KIND == KIND_F16) {
+        return vec4<f32>(unpack2x16float(raw.x), unpack2x16float(raw.y));
+    }
+    return bitcast<vec4<f32>>(raw);
 }
 
 fn a4(r: u32, k: u32) -> vec4<f32> {
     if (r >= params.rows) { return vec4<f32>(0.0); }
     let i = r * params.k + k;
     return vec4<f32>(a[i], a[i + 1u], a[i + 2u], a[i + 3u]);
-}
-
-fn w4(c: u32, k: u32) -> vec4<f32> {
-    if (c >= params.cols) { return vec4<f32>(0.0); }
-    return weights4(c, k);
 }
 
 fn store(r: u32, c0: u32, split: u32, acc: vec4<f32>) {
@@ -84,12 +92,14 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wg: ve
     var acc2 = vec4<f32>(0.0);
     var acc3 = vec4<f32>(0.0);
 
-    // The next step's values are loaded into registers before this step's products.
+    // The next step's values are loaded into registers (weights as raw words) before this step's
+    // products.
     let k_begin = wg.z * params.k_split;
     let k_end = min(params.k, k_begin + params.k_split);
     var va = a4(row0 + load_row, k_begin + load_k);
-    var vw = w4(col0 + load_row, k_begin + load_k);
+    var raw = w_raw(col0 + load_row, k_begin + load_k);
     for (var k0 = k_begin; k0 < k_end; k0 += STEP) {
+        let vw = w_values(raw, col0 + load_row, k0 + load_k);
         a_tile[load_k * TILE + load_row] = va.x;
         a_tile[(load_k + 1u) * TILE + load_row] = va.y;
         a_tile[(load_k + 2u) * TILE + load_row] = va.z;
@@ -101,7 +111,7 @@ fn main(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wg: ve
         workgroupBarrier();
         if (k0 + STEP < k_end) {
             va = a4(row0 + load_row, k0 + STEP + load_k);
-            vw = w4(col0 + load_row, k0 + STEP + load_k);
+            raw = w_raw(col0 + load_row, k0 + STEP + load_k);
         }
         for (var kk = 0u; kk < STEP; kk++) {
             let base = kk * TILE;

@@ -17,10 +17,12 @@ const TURNS: u32 = (CHUNKS + LANES - 1u) / LANES;  // chunks per lane
 const EARLY_ROWS: bool = TURNS <= 4u;              // q8 row shares loaded up front
 
 // A lane's share of a q8 row: its chunks lane, lane + LANES, ... (at most 4), with their scales.
+// The scales stay raw words until share_dot: turning them into numbers here would wait for their loads.
 struct RowShare {
     w0: vec4<u32>, w1: vec4<u32>, w2: vec4<u32>, w3: vec4<u32>,
-    scales: vec4<f32>,  // 0 for a turn past the row's end, so that turn adds nothing
-    q8: bool,           // false: not loaded (an f16 or f32 row, a long row, or no row)
+    scale_words: vec4<u32>,  // the words holding each turn's scale
+    row: u32,
+    q8: bool,                // false: not loaded (an f16 or f32 row, a long row, or no row)
 }
 
 // The chunk a lane reads in a turn, kept inside the row so that a turn past its end still reads
@@ -34,24 +36,29 @@ fn load_q8_share(word: u32, scales: u32, row: u32, lane: u32) -> RowShare {
     var r: RowShare;
     if (!EARLY_ROWS) { return r; }
     r.q8 = true;
+    r.row = row;
     let base = word + row * (KP / 4u);
     r.w0 = weight_words4(base + lane_chunk(lane, 0u) * 4u);
-    r.scales.x = q8_scale(scales, row, KP, lane_chunk(lane, 0u) / 2u);
+    r.scale_words.x = q8_scale_word(scales, row, KP, lane_chunk(lane, 0u) / 2u);
     if (TURNS > 1u) {
         r.w1 = weight_words4(base + lane_chunk(lane, 1u) * 4u);
-        r.scales.y = q8_scale(scales, row, KP, lane_chunk(lane, 1u) / 2u);
+        r.scale_words.y = q8_scale_word(scales, row, KP, lane_chunk(lane, 1u) / 2u);
     }
     if (TURNS > 2u) {
         r.w2 = weight_words4(base + lane_chunk(lane, 2u) * 4u);
-        r.scales.z = q8_scale(scales, row, KP, lane_chunk(lane, 2u) / 2u);
+        r.scale_words.z = q8_scale_word(scales, row, KP, lane_chunk(lane, 2u) / 2u);
     }
     if (TURNS > 3u) {
         r.w3 = weight_words4(base + lane_chunk(lane, 3u) * 4u);
-        r.scales.w = q8_scale(scales, row, KP, lane_chunk(lane, 3u) / 2u);
+        r.scale_words.w = q8_scale_word(scales, row, KP, lane_chunk(lane, 3u) / 2u);
     }
-    let in_row = lane + vec4<u32>(0u, 1u, 2u, 3u) * LANES < vec4<u32>(CHUNKS);
-    r.scales = select(vec4<f32>(0.0), r.scales, in_row);
     return r;
+}
+
+// The scale of a lane's turn of its share, 0 for a turn past the row's end (it then adds nothing).
+fn share_scale(r: RowShare, lane: u32, turn: u32, word: u32) -> f32 {
+    let scale = q8_scale_value(word, r.row, KP, lane_chunk(lane, turn) / 2u);
+    return select(0.0, scale, lane + turn * LANES < CHUNKS);
 }
 
 // x[i..i + 4] for i a multiple of 4
@@ -83,10 +90,10 @@ fn chunk_dot(w: vec4<u32>, chunk: u32) -> f32 {
 
 // This lane's share of a q8 row's dot product with xs, from its early loads.
 fn share_dot(r: RowShare, lane: u32) -> f32 {
-    var acc = r.scales.x * chunk_dot(r.w0, lane_chunk(lane, 0u));
-    if (TURNS > 1u) { acc += r.scales.y * chunk_dot(r.w1, lane_chunk(lane, 1u)); }
-    if (TURNS > 2u) { acc += r.scales.z * chunk_dot(r.w2, lane_chunk(lane, 2u)); }
-    if (TURNS > 3u) { acc += r.scales.w * chunk_dot(r.w3, lane_chunk(lane, 3u)); }
+    var acc = share_scale(r, lane, 0u, r.scale_words.x) * chunk_dot(r.w0, lane_chunk(lane, 0u));
+    if (TURNS > 1u) { acc += share_scale(r, lane, 1u, r.scale_words.y) * chunk_dot(r.w1, lane_chunk(lane, 1u)); }
+    if (TURNS > 2u) { acc += share_scale(r, lane, 2u, r.scale_words.z) * chunk_dot(r.w2, lane_chunk(lane, 2u)); }
+    if (TURNS > 3u) { acc += share_scale(r, lane, 3u, r.scale_words.w) * chunk_dot(r.w3, lane_chunk(lane, 3u)); }
     return acc;
 }
 

@@ -74,51 +74,57 @@ fn q8_dot_zn(w: vec4<u32>, j: u32) -> f32 {
 }
 
 // ---- the early loads ----------------------------------------------------------------------------
-// Element i of the flow residual with its modulation (0 past F; the loads stay in bounds).
+// Loads are kept as raw words and turned into numbers where they are used: arithmetic on a loaded
+// value (a scale's unpacking, a mask) waits for the load, and so would every load issued after it.
+
+// Element i of the flow residual with its modulation, as loaded (past F: element F - 1, never used).
 struct FlowElem { x: f32, scale: f32, shift: f32 }
 
 fn flow_elem(i: u32) -> FlowElem {
     let j = min(i, F - 1u);
-    var e = FlowElem(flow_x[j], mods[params.mod_scale + j], mods[params.mod_shift + j]);
-    if (i >= F) { e = FlowElem(0.0, 0.0, 0.0); }
-    return e;
+    return FlowElem(flow_x[j], mods[params.mod_scale + j], mods[params.mod_shift + j]);
 }
 
 // This invocation's SPAN q8 values of the projection's row `row` from column `first`, in chunks of 16.
-struct Span { w0: vec4<u32>, w1: vec4<u32>, w2: vec4<u32>, w3: vec4<u32>, s: vec4<f32> }
+struct Span { w0: vec4<u32>, w1: vec4<u32>, w2: vec4<u32>, w3: vec4<u32>, s: vec4<u32>, row: u32 }
 
 fn load_span(row: u32, first: u32) -> Span {
     var r: Span;
     if (!EARLY_SPAN || params.lin_kind != KIND_Q8) { return r; }
     let base = params.lin_word + row * (params.lin_padded / 4u) + first / 4u;
+    r.row = row;
     r.w0 = weight_words4(base);
-    r.s.x = q8_scale(params.lin_scales, row, params.lin_padded, first / 32u);
+    r.s.x = q8_scale_word(params.lin_scales, row, params.lin_padded, first / 32u);
     if (SPAN > 16u) {
         r.w1 = weight_words4(base + 4u);
-        r.s.y = q8_scale(params.lin_scales, row, params.lin_padded, (first + 16u) / 32u);
+        r.s.y = q8_scale_word(params.lin_scales, row, params.lin_padded, (first + 16u) / 32u);
     }
     if (SPAN > 32u) {
         r.w2 = weight_words4(base + 8u);
-        r.s.z = q8_scale(params.lin_scales, row, params.lin_padded, (first + 32u) / 32u);
+        r.s.z = q8_scale_word(params.lin_scales, row, params.lin_padded, (first + 32u) / 32u);
     }
     if (SPAN > 48u) {
         r.w3 = weight_words4(base + 12u);
-        r.s.w = q8_scale(params.lin_scales, row, params.lin_padded, (first + 48u) / 32u);
+        r.s.w = q8_scale_word(params.lin_scales, row, params.lin_padded, (first + 48u) / 32u);
     }
     return r;
 }
 
+fn span_scale(r: Span, word: u32, k: u32) -> f32 {
+    return q8_scale_value(word, r.row, params.lin_padded, k / 32u);
+}
+
 fn span_dot(r: Span, first: u32) -> f32 {
-    var acc = r.s.x * q8_dot_xs(r.w0, first);
-    if (SPAN > 16u) { acc += r.s.y * q8_dot_xs(r.w1, first + 16u); }
-    if (SPAN > 32u) { acc += r.s.z * q8_dot_xs(r.w2, first + 32u); }
-    if (SPAN > 48u) { acc += r.s.w * q8_dot_xs(r.w3, first + 48u); }
+    var acc = span_scale(r, r.s.x, first) * q8_dot_xs(r.w0, first);
+    if (SPAN > 16u) { acc += span_scale(r, r.s.y, first + 16u) * q8_dot_xs(r.w1, first + 16u); }
+    if (SPAN > 32u) { acc += span_scale(r, r.s.z, first + 32u) * q8_dot_xs(r.w2, first + 32u); }
+    if (SPAN > 48u) { acc += span_scale(r, r.s.w, first + 48u) * q8_dot_xs(r.w3, first + 48u); }
     return acc;
 }
 
-// A q8 row of LATENT = 32 values (input_linear, input_proj): two chunks of 16 and the row's scale;
-// scale 0 when the row does not exist or is read late.
-struct Row32 { a: vec4<u32>, b: vec4<u32>, s: f32 }
+// A q8 row of LATENT = 32 values (input_linear, input_proj): two chunks of 16 and the word of the
+// row's scale (not loaded when the row does not exist or is read late).
+struct Row32 { a: vec4<u32>, b: vec4<u32>, s: u32 }
 
 fn load_row32(kind: u32, word: u32, scales: u32, padded: u32, row: u32, rows: u32) -> Row32 {
     var r: Row32;
@@ -126,14 +132,14 @@ fn load_row32(kind: u32, word: u32, scales: u32, padded: u32, row: u32, rows: u3
     let base = word + row * (padded / 4u);
     r.a = weight_words4(base);
     r.b = weight_words4(base + 4u);
-    r.s = q8_scale(scales, row, padded, 0u);
+    r.s = q8_scale_word(scales, row, padded, 0u);
     return r;
 }
 
 // Row `row` of a LATENT-wide matrix times zn[at..at + LATENT]: early (q8) or loaded here.
 fn latent_row_dot(r: Row32, kind: u32, word: u32, scales: u32, padded: u32, row: u32, at: u32) -> f32 {
     if (EARLY_ROWS && kind == KIND_Q8) {
-        return r.s * (q8_dot_zn(r.a, at) + q8_dot_zn(r.b, at + 16u));
+        return q8_scale_value(r.s, row, padded, 0u) * (q8_dot_zn(r.a, at) + q8_dot_zn(r.b, at + 16u));
     }
     var v = 0.0;
     for (var j = 0u; j < LATENT; j += 4u) {
@@ -153,11 +159,14 @@ fn main(ids: Ids) {
     let channel = lid / PARTS;
     let first = (lid % PARTS) * SPAN;
     let span = load_span(channel, first);
-    var head = vec4<f32>(0.0);  // lid < LATENT: (this frame's noise, the projection's bias, std, mean)
+    // lid < LATENT: this frame's noise, and the words of the projection's bias, std and mean
+    var noise = 0.0;
+    var head = vec3<u32>(0u);
     if (lid < LATENT) {
-        head = vec4<f32>(flow_io[lid], vector_at(params.lin_bias_kind, params.lin_bias, lid),
-                         vector_at(params.std_kind, params.std_word, lid),
-                         vector_at(params.mean_kind, params.mean_word, lid));
+        noise = flow_io[lid];
+        head = vec3<u32>(vector_word(params.lin_bias_kind, params.lin_bias, lid),
+                         vector_word(params.std_kind, params.std_word, lid),
+                         vector_word(params.mean_kind, params.mean_word, lid));
     }
     let r1 = lid + WG_SIZE;
     let in0 = load_row32(params.in_kind, params.in_word, params.in_scales, params.in_padded, lid, HIDDEN);
@@ -166,15 +175,17 @@ fn main(ids: Ids) {
     let pr1 = load_row32(params.proj_kind, params.proj_word, params.proj_scales, params.proj_padded, r1, F);
     let cond0 = cond[min(lid, HIDDEN - 1u)];
     let cond1 = cond[min(r1, HIDDEN - 1u)];
-    let bias0 = vector_at(params.proj_bias_kind, params.proj_bias, min(lid, F - 1u));
-    let bias1 = vector_at(params.proj_bias_kind, params.proj_bias, min(r1, F - 1u));
+    let bias0 = vector_word(params.proj_bias_kind, params.proj_bias, min(lid, F - 1u));
+    let bias1 = vector_word(params.proj_bias_kind, params.proj_bias, min(r1, F - 1u));
     var next_noise = 0.0;  // arithmetic only, while the loads above are on their way
     if (lid < LATENT) { next_noise = noise_value(seed, frame + 1u, lid) * noise_scale; }
     if (skip_workgroup(params.gate, lid)) { return; }
 
     // adaLN of the flow residual: LayerNorm without affine (sum and sum of squares in one pass, as
     // gemv's prologue), then scale and shift
-    let sums = workgroup_sum2(vec2<f32>(f0.x + f1.x, f0.x * f0.x + f1.x * f1.x), ids) / f32(F);
+    let x0 = select(0.0, f0.x, lid < F);
+    let x1 = select(0.0, f1.x, r1 < F);
+    let sums = workgroup_sum2(vec2<f32>(x0 + x1, x0 * x0 + x1 * x1), ids) / f32(F);
     let mean = sums.x;
     let rstd = 1.0 / sqrt(max(sums.y - mean * mean, 0.0) + params.eps);
     if (lid < F) { xs[lid / 4u][lid % 4u] = (f0.x - mean) * rstd * (1.0 + f0.scale) + f0.shift; }
@@ -194,14 +205,15 @@ fn main(ids: Ids) {
     parts[lid / 4u][lid % 4u] = acc;
     workgroupBarrier();
     if (lid < LATENT) {
-        var v = head.y;
+        var v = vector_value(params.lin_bias_kind, head.x, lid);
         for (var p = 0u; p < PARTS / 4u; p++) { v += dot(parts[lid * (PARTS / 4u) + p], vec4<f32>(1.0)); }
-        let z = head.x + v;
+        let z = noise + v;
         zn[lid / 4u][lid % 4u] = z;
         zn[(LATENT + lid) / 4u][lid % 4u] = next_noise;
         flow_io[lid] = next_noise;
         flow_io[LATENT + lid] = z;
-        latents[frame * LATENT + lid] = z * head.z + head.w;
+        latents[frame * LATENT + lid] = z * vector_value(params.std_kind, head.y, lid)
+            + vector_value(params.mean_kind, head.z, lid);
     }
     workgroupBarrier();
 
@@ -211,10 +223,12 @@ fn main(ids: Ids) {
     if (lid < HIDDEN) { x[lid] = latent_row_dot(in0, pm.in_kind, pm.in_word, pm.in_scales, pm.in_padded, lid, 0u) + cond0; }
     if (r1 < HIDDEN) { x[r1] = latent_row_dot(in1, pm.in_kind, pm.in_word, pm.in_scales, pm.in_padded, r1, 0u) + cond1; }
     if (lid < F) {
-        flow_x[lid] = latent_row_dot(pr0, pm.proj_kind, pm.proj_word, pm.proj_scales, pm.proj_padded, lid, LATENT) + bias0;
+        flow_x[lid] = latent_row_dot(pr0, pm.proj_kind, pm.proj_word, pm.proj_scales, pm.proj_padded, lid, LATENT)
+            + vector_value(pm.proj_bias_kind, bias0, min(lid, F - 1u));
     }
     if (r1 < F) {
-        flow_x[r1] = latent_row_dot(pr1, pm.proj_kind, pm.proj_word, pm.proj_scales, pm.proj_padded, r1, LATENT) + bias1;
+        flow_x[r1] = latent_row_dot(pr1, pm.proj_kind, pm.proj_word, pm.proj_scales, pm.proj_padded, r1, LATENT)
+            + vector_value(pm.proj_bias_kind, bias1, min(r1, F - 1u));
     }
     workgroupBarrier();
     if (lid == 0u) {

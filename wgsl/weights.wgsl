@@ -61,6 +61,34 @@ fn weight_at(kind: u32, base: u32, scales: u32, cols: u32, padded: u32, row: u32
     return f32_at(base, row * cols + col);
 }
 
+// Raw words, for loads issued early and turned into values where they are used: arithmetic on a
+// loaded value waits for the load, and every load after it in the shader waits too.
+// The word of element `index` of a small f16 or f32 vector, and the element from that word.
+fn vector_word(kind: u32, base: u32, index: u32) -> u32 {
+    if (kind == KIND_F16) {
+        return weights[base + index / 2u];
+    }
+    return weights[base + index];
+}
+
+fn vector_value(kind: u32, word: u32, index: u32) -> f32 {
+    if (kind == KIND_F16) {
+        let pair = unpack2x16float(word);
+        return select(pair.x, pair.y, (index & 1u) == 1u);
+    }
+    return bitcast<f32>(word);
+}
+
+// The word holding the scale of block `block` of a q8 row, and that scale from the word.
+fn q8_scale_word(scales: u32, row: u32, padded_cols: u32, block: u32) -> u32 {
+    return weights[scales + (row * (padded_cols / 32u) + block) / 2u];
+}
+
+fn q8_scale_value(word: u32, row: u32, padded_cols: u32, block: u32) -> f32 {
+    let pair = unpack2x16float(word);
+    return select(pair.x, pair.y, ((row * (padded_cols / 32u) + block) & 1u) == 1u);
+}
+
 // A small vector of any kind (biases, norm weights): element `index`.
 fn vector_at(kind: u32, base: u32, index: u32) -> f32 {
     if (kind == KIND_F16) {
