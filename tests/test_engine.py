@@ -74,6 +74,15 @@ def test_the_last_chunk_stops_at_the_budget(engine, monkeypatch):
     assert cut.audio.tobytes() == whole.audio[: len(cut.audio)].tobytes()
 
 
+def test_the_start_goes_in_pieces_that_make_the_whole_start(engine):
+    lm = engine.lm
+    for voice in engine.voices:
+        lm.write_request([5, 6, 7])
+        parts = lm.start_parts(voice)
+        assert len(parts) > 1 and all(part.compiled is not None for part in parts)
+        assert [c for part in parts for c in part.commands] == lm.start(voice).commands
+
+
 def test_word_times_read_the_alignment_rows_of_every_frame_made(engine, monkeypatch):
     """Each chunk's readback brings its frames' alignment rows; together they must be the alignment
     buffer's first `frames` rows, each cut to the text's tokens (20 frames: five chunks, the last cut
