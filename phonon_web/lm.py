@@ -36,8 +36,10 @@ scores do not depend on the order of a head's dimensions; matrices that share an
 out_eos, the adaLN modulations) are segments of one GEMV; the flow head's constant time embedding is
 computed once at load (time_embedding.wgsl).
 
-Use, per take: write_request(...), then submit start(voice) and steps. Queue writes are ordered with
-submits, so the next write_request may come before the GPU has finished this take; but read this take's
+Use, per take: write_request(...), then submit start(voice) and steps (the engine submits
+start_parts(voice), the same commands in three pieces, so that the GPU starts on the first early).
+Queue writes are ordered with submits, so the next write_request may come before the GPU has finished
+this take; but read this take's
 `latents`, `eos_logits` and `alignment` (e.g. copies into staging buffers in the same or a later submit)
 before the next start runs, since it reuses them.
 
