@@ -72,8 +72,9 @@ def test_lost_between_a_submit_and_its_read(tts, fresh, monkeypatch):
     def submit_then_lose(programs):
         submit(programs)
         submits.append(1)
-        # the prefill, chunk 0, chunk 1: speak() reads chunk 0 back once chunk 1 is queued behind it
-        if len(submits) == 3:
+        # the prefill's pieces, chunk 0, chunk 1: speak() reads chunk 0 back once chunk 1 is queued
+        # behind it
+        if len(submits) == len(tts.engine.lm.start_parts(tts.engine.voices[0])) + 2:
             door.device.destroy()  # wgpu-py only logs the loss: the failed map must tell
 
     monkeypatch.setattr(door, "submit", submit_then_lose)
