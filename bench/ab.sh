@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# A/B of engine versions on one lent GPU machine, runs alternated so that the machine's drift and its
+# differences from call to call fall on every version alike (how bench/results/h200-ab-*.json were made).
+#
+#   bash bench/ab.sh prepare NAME=REV [NAME=REV ...]   here: REV's phonon_web/ and wgsl/ into build/ab/NAME
+#   bash bench/ab.sh run [codec] [profile] [speed]       on the device, with carry .gl, .whl and build/ab
+#
+# `run` installs what bench/h200.sh installs, makes the synthetic model, warms the GPU up for a few
+# seconds (a cold H200 drifts for minutes: a probe without a warm-up once read 3.9 ms for a 0.8 ms
+# codec chunk), then for rounds 1 and 2 runs each prepared version in turn, its files copied over the
+# tree: `codec` bench/codec_costs.py (codec chunks as whole passes), `profile` bench/gpu_profile.py
+# --repeat 3, `speed` bench/speed.py --rounds 1. Every result lands in $OUT/ab.tgz (the lent machine
+# returns few files) and one line per run is printed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-}
+shift || true
+case $mode in
+    prepare)
+        [ $# -ge 2 ] || { echo "prepare wants two versions or more: NAME=REV ..." >&2; exit 2; }
+        rm -rf build/ab
+        for pair in "$@"; do
+            name=${pair%%=*}
+            rev=${pair#*=}
+            mkdir -p "build/ab/$name"
+            git archive "$rev" phonon_web wgsl | tar -x -C "build/ab/$name"
+            echo "build/ab/$name: $(git rev-parse --short "$rev")"
+        done
+        ;;
+    run)
+        [ -d build/ab ] || { echo "no build/ab: run 'bash bench/ab.sh prepare' here first" >&2; exit 2; }
+        runs=${*:-codec speed}
+        if [ -d .gl ]; then
+            for f in .gl/*.deb; do dpkg -x "$f" /; done
+            ldconfig
+            export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+        fi
+        if [ -d .whl ]; then
+            python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+                --target /tmp/site .whl/*.whl
+            export PYTHONPATH=/tmp/site:$PWD
+        fi
+        export PYTHONUNBUFFERED=1
+        out=${OUT:-build}/ab
+        mkdir -p "$out"
+        python3 -c "import bench.speed as s; s.synthetic_weights(__import__('pathlib').Path('build/bench'))"
+        python3 bench/gpu_profile.py --repeat 2 > /dev/null  # warm-up
+        for round in 1 2; do
+            for dir in build/ab/*/; do
+                v=$(basename "$dir")
+                rm -rf phonon_web wgsl
+                cp -r "$dir/phonon_web" "$dir/wgsl" .
+                for run in $runs; do
+                    file="$out/$v-$round-$run.json"
+                    case $run in
+                        codec) python3 bench/codec_costs.py --loop-tiles 128 --rounds 1 --out "$file" > /dev/null
+                            python3 -c "import json; d = json.load(open('$file'))
+print('$v #$round codec pass us', {c: t[0] for c, t in d['pass_us']['128'].items()})" ;;
+                        profile) python3 bench/gpu_profile.py --repeat 3 --out "$file" > /dev/null
+                            python3 -c "import json; d = json.load(open('$file'))['in one pass']
+print('$v #$round in-pass step', d['step_us'], 'prefill', d['prefill_us'], 'codec 16', d['codec_chunk_16_us'])" ;;
+                        speed) python3 bench/speed.py --rounds 1 --out "$file" > /dev/null
+                            python3 -c "import json; e = json.load(open('$file'))['engine']
+print('$v #$round speed', round(e['speed_total_x'], 1), 'first audio', round(e['first_audio_ms']['median'], 2),
+      'step gpu', round(e['step']['step_gpu_us'], 1))" ;;
+                        *) echo "unknown run $run" >&2; exit 2 ;;
+                    esac
+                done
+            done
+        done
+        git checkout -q -- phonon_web wgsl 2>/dev/null || true
+        (cd "$out/.." && tar czf ab.tgz ab)
+        ;;
+    *)
+        echo "usage: bash bench/ab.sh prepare NAME=REV NAME=REV ... | run [codec] [profile] [speed]" >&2
+        exit 2
+        ;;
+esac
