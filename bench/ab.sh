@@ -70,6 +70,7 @@ print('$v #$round speed', round(e['speed_total_x'], 1), 'first audio', round(e['
         done
         git checkout -q -- phonon_web wgsl 2>/dev/null || true
         (cd "$out/.." && tar czf ab.tgz ab)
+        if [ -n "${OUT:-}" ]; then rm -rf "$out"; fi  # the lent machine returns few files: the tarball alone
         ;;
     *)
         echo "usage: bash bench/ab.sh prepare NAME=REV NAME=REV ... | run [codec] [profile] [speed]" >&2
