@@ -205,11 +205,6 @@ fn b_raw(col: u32, k: u32, kend: u32, phase: u32) -> vec4<u32> {
     return out;
 }
 
-fn f16_half(word: u32, odd: bool) -> f32 {
-    let pair = unpack2x16float(word);
-    return select(pair.x, pair.y, odd);
-}
-
 // B's four values from the raw words.
 fn b_values(raw: vec4<u32>, col: u32, k: u32, phase: u32) -> vec4<f32> {
     if (WKIND == KIND_Q8) {

@@ -29,17 +29,20 @@ fn q8_dot16(w: vec4<u32>, x0: vec4<f32>, x1: vec4<f32>, x2: vec4<f32>, x3: vec4<
         + dot(vec4<f32>(unpack4xI8(w.z)), x2) + dot(vec4<f32>(unpack4xI8(w.w)), x3);
 }
 
+// One of the two f16 values a word holds: the high half when `odd`.
+fn f16_half(word: u32, odd: bool) -> f32 {
+    let pair = unpack2x16float(word);
+    return select(pair.x, pair.y, odd);
+}
+
 // The scale of block `block` (32 values) of a q8 row.
 fn q8_scale(scales: u32, row: u32, padded_cols: u32, block: u32) -> f32 {
-    let index = row * (padded_cols / 32u) + block;
-    let pair = unpack2x16float(weights[scales + index / 2u]);
-    return select(pair.x, pair.y, (index & 1u) == 1u);
+    return q8_scale_value(q8_scale_word(scales, row, padded_cols, block), row, padded_cols, block);
 }
 
 // Element `index` of an f16 tensor.
 fn f16_at(base: u32, index: u32) -> f32 {
-    let pair = unpack2x16float(weights[base + index / 2u]);
-    return select(pair.x, pair.y, (index & 1u) == 1u);
+    return f16_half(weights[base + index / 2u], (index & 1u) == 1u);
 }
 
 // Element `index` of an f32 tensor.
@@ -73,8 +76,7 @@ fn vector_word(kind: u32, base: u32, index: u32) -> u32 {
 
 fn vector_value(kind: u32, word: u32, index: u32) -> f32 {
     if (kind == KIND_F16) {
-        let pair = unpack2x16float(word);
-        return select(pair.x, pair.y, (index & 1u) == 1u);
+        return f16_half(word, (index & 1u) == 1u);
     }
     return bitcast<f32>(word);
 }
@@ -85,14 +87,10 @@ fn q8_scale_word(scales: u32, row: u32, padded_cols: u32, block: u32) -> u32 {
 }
 
 fn q8_scale_value(word: u32, row: u32, padded_cols: u32, block: u32) -> f32 {
-    let pair = unpack2x16float(word);
-    return select(pair.x, pair.y, ((row * (padded_cols / 32u) + block) & 1u) == 1u);
+    return f16_half(word, ((row * (padded_cols / 32u) + block) & 1u) == 1u);
 }
 
 // A small vector of any kind (biases, norm weights): element `index`.
 fn vector_at(kind: u32, base: u32, index: u32) -> f32 {
-    if (kind == KIND_F16) {
-        return f16_at(base, index);
-    }
-    return f32_at(base, index);
+    return vector_value(kind, vector_word(kind, base, index), index);
 }
