@@ -5,12 +5,12 @@
 #   bash bench/ab.sh prepare NAME=REV [NAME=REV ...]   here: REV's phonon_web/ and wgsl/ into build/ab/NAME
 #   bash bench/ab.sh run [codec] [profile] [speed]       on the device, with carry .gl, .whl and build/ab
 #
-# `run` installs what bench/h200.sh installs, makes the synthetic model, warms the GPU up for a few
-# seconds (a cold H200 drifts for minutes: a probe without a warm-up once read 3.9 ms for a 0.8 ms
-# codec chunk), then for rounds 1 and 2 runs each prepared version in turn, its files copied over the
-# tree: `codec` bench/codec_costs.py (codec chunks as whole passes), `profile` bench/gpu_profile.py
-# --repeat 3, `speed` bench/speed.py --rounds 1. Every result lands in $OUT/ab.tgz (the lent machine
-# returns few files) and one line per run is printed.
+# `run` installs what bench/h200.sh installs (bench/device_env.sh), makes the synthetic model, warms
+# the GPU up for a few seconds (a cold H200 drifts for minutes: a probe without a warm-up once read 3.9
+# ms for a 0.8 ms codec chunk), then for rounds 1 and 2 runs each prepared version in turn, its files
+# copied over the tree: `codec` bench/codec_costs.py (codec chunks as whole passes), `profile`
+# bench/gpu_profile.py --repeat 3, `speed` bench/speed.py --rounds 1. Every result lands in $OUT/ab.tgz
+# (the lent machine returns few files) and one line per run is printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
@@ -30,17 +30,7 @@ case $mode in
     run)
         [ -d build/ab ] || { echo "no build/ab: run 'bash bench/ab.sh prepare' here first" >&2; exit 2; }
         runs=${*:-codec speed}
-        if [ -d .gl ]; then
-            for f in .gl/*.deb; do dpkg -x "$f" /; done
-            ldconfig
-            export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-        fi
-        if [ -d .whl ]; then
-            python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
-                --target /tmp/site .whl/*.whl
-            export PYTHONPATH=/tmp/site:$PWD
-        fi
-        export PYTHONUNBUFFERED=1
+        . bench/device_env.sh
         out=${OUT:-build}/ab
         mkdir -p "$out"
         python3 -c "import bench.speed as s; s.synthetic_weights(__import__('pathlib').Path('build/bench'))"

@@ -7,11 +7,7 @@
 #     bash bench/h200.sh profile breakdown speed
 set -euo pipefail
 cd "$(dirname "$0")/.."
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-export PYTHONPATH=/tmp/site:$PWD PYTHONUNBUFFERED=1
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+. bench/device_env.sh
 out=${OUT:-bench/results}
 day=$(date +%Y-%m-%d)
 for run in "$@"; do

@@ -413,14 +413,14 @@ def test_split_k_sums_in_the_same_order_for_every_chunk_size(door):
     x = RNG.standard_normal((rows_per_frame * 4, depth))
     fields = dict(ops.vector_fields(blob.ref("b"), "bias"), dil=1, x_ld=depth, y_ld=cols, y_step=1)
     outs = {}
-    for frames, loop_tiles in ((1, None), (4, None), ("4 looped", 1)):
+    for key, frames, loop_tiles in ((1, 1, None), (4, 4, None), ("4 looped", 4, 1)):
         y = gemm(
             door,
             blob,
             "w",
             x=x,
             rows_per_frame=rows_per_frame,
-            frames=int(str(frames)[0]),
+            frames=frames,
             cols=cols,
             depth=depth,
             options={"epilogue": ops.EPI_GELU},
@@ -430,7 +430,7 @@ def test_split_k_sums_in_the_same_order_for_every_chunk_size(door):
             k_split=96,
             loop_tiles=loop_tiles,
         )
-        outs[frames] = download(door, y).reshape(-1, cols)
+        outs[key] = download(door, y).reshape(-1, cols)
     want = gelu(x @ blob.value("w").T + blob.value("b"))
     np.testing.assert_allclose(outs[4], want, atol=2e-5)
     np.testing.assert_array_equal(outs[1][:rows_per_frame], outs[4][:rows_per_frame])
