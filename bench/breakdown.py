@@ -72,7 +72,7 @@ def main() -> int:
         report["dispatches"][f"codec {frames}"] = codec.chunk[frames].dispatch_count
     # speak() submits the prefill alone, then the first chunk (see the timeline below); here both in one
     report["prefill and first chunk in one submit"] = measure(
-        [(lm.start(voice), 1), (codec.reset, 1), *engine._submits[0]],
+        [(lm.start(voice), 1), (codec.reset, 1), *engine.ramp.submits[0]],
         prepare=lambda: lm.write_request(ids, budget=engine.max_frames),
     )
     # a whole take's speak(), first audio included

@@ -1,13 +1,15 @@
 """The loop: text in, audio and word times out, with the language model and the codec on one GPU.
 
 Everything GPU-side exists after construction. A request writes its ids and parameters, then submits
-prebuilt command lists, each holding F language-model steps, one codec chunk of F frames and two
-copies into a staging buffer (the state words and the chunk's samples). F goes 1, 2, 4, then 8: the
-first audio comes after one frame, later chunks amortise the submits. Nothing waits on the GPU between
-steps: the state buffer on the GPU says which frame comes next and when speech ended, every kernel
-past the end returns at once, and the CPU reads each staging buffer back a submit or two behind the
-GPU, through a small ring of them; each also brings its frames' alignment rows, from which the word and
-token times are computed after the take.
+prebuilt command lists, each holding F language-model steps, one codec chunk of F frames and three
+copies into a staging buffer (the state words, the chunk's samples, its frames' alignment rows).
+F goes 1, 2, 4, 8, then 16: the first audio comes after one frame, and each chunk is made before the
+audio already delivered has played even on a slow GPU; on a GPU that the previous take showed to be
+fast, F goes 1 then 16 (the ramp's small chunks cost a codec pass each: ~0.6 ms of an H200's time a
+take). Nothing waits on the GPU between steps: the state buffer on the GPU says which frame comes next
+and when speech ended, every kernel past the end returns at once, and the CPU reads each staging
+buffer back a submit or two behind the GPU, through a small ring of them; the word and token times
+come from the alignment rows after the take.
 """
 
 from __future__ import annotations
@@ -46,6 +48,12 @@ from .word_spans import attach
 
 FIRST_CHUNKS = (1, 2, 4, 8)  # frames of the first chunks: the first audio comes after one frame
 CHUNK_FRAMES = 16  # then every chunk has this many: fewer submits, readbacks and codec passes
+# A take skips the ramp (chunks of FIRST_CHUNKS[0], then CHUNK_FRAMES) when the previous take ran at
+# least this many times faster than real time. The second chunk must come before the first one's audio
+# (80 ms a frame) has played: CHUNK_FRAMES frames take 16 x 80 / speed ms, under 80 ms above 16x; 64x
+# leaves a margin of 4 for a take slower than the last one.
+SKIP_RAMP_ABOVE = 64.0
+FRAME_SECONDS = 0.08  # one frame of audio (12.5 frames a second)
 STAGING_SLOTS = 4  # readback buffers in the ring: more than the submits in flight
 STATE_BYTES = 4 * STATE_WORDS
 _JOINER = "\u2060"  # WORD JOINER: not whitespace, so the splitter keeps what it joins together
@@ -92,6 +100,14 @@ class _Harvest:
     walk: PositionWalk = field(default_factory=PositionWalk)
 
 
+@dataclass
+class _Plan:
+    """A chunk schedule, (first frame, frames) a chunk, and each chunk's prebuilt submit."""
+
+    schedule: list[tuple[int, int]]
+    submits: list[list[tuple[Program, int]]]
+
+
 class Engine:
     """Phonon 31M on one GPU door. `speak()` is a coroutine; natively `phonon_web.api` runs it."""
 
@@ -106,6 +122,7 @@ class Engine:
         lag: int = 2,
         first_chunks: tuple[int, ...] = FIRST_CHUNKS,
         chunk_frames: int = CHUNK_FRAMES,
+        skip_ramp_above: float | None = SKIP_RAMP_ABOVE,
     ):
         # what a new engine on a new door needs to be this one (after a lost device)
         self.options = dict(
@@ -115,6 +132,7 @@ class Engine:
             lag=lag,
             first_chunks=first_chunks,
             chunk_frames=chunk_frames,
+            skip_ramp_above=skip_ramp_above,
         )
         self.door = door
         self.manifest = files.manifest
@@ -151,27 +169,50 @@ class Engine:
         self.lag = max(1, lag)
         self._special = {i for i in range(self.tokenizer.vocab_size) if self.tokenizer.is_special(i)}
 
-        # The ring of staging buffers, and for every chunk of the schedule its submit, made now. Each
+        # The ring of staging buffers, and for every chunk of both schedules its submit, made now. Each
         # readback brings the state words, the chunk's samples and its frames' alignment rows (so no
         # readback of its own after the take: a submit and a wait for the GPU fewer).
-        self.schedule = chunk_schedule(max_frames, first_chunks, chunk_frames)
+        self.skip_ramp_above = skip_ramp_above
+        self.last_take_speed: float | None = None  # x real time of the last take, None before one
+        ramp = chunk_schedule(max_frames, first_chunks, chunk_frames)
+        fast = chunk_schedule(max_frames, first_chunks[:1], chunk_frames)
         stride = self.lm.max_text_tokens
         self._row_bytes = 4 * stride
-        largest = max(size for _, size in self.schedule)
+        largest = max(size for _, size in ramp + fast)
         slot_bytes = STATE_BYTES + largest * (4 * self.samples_per_frame + self._row_bytes)
         self._staging = [door.buffer(slot_bytes, READBACK, f"staging {i}") for i in range(STAGING_SLOTS)]
-        self._submits: list[list[tuple[Program, int]]] = []
-        for index, (first, frames) in enumerate(self.schedule):
-            readback = Program(f"readback chunk {index}")
-            slot = self._staging[index % STAGING_SLOTS]
-            kept = min(frames, max_frames - first)
-            audio_at, audio_bytes = 4 * first * self.samples_per_frame, 4 * kept * self.samples_per_frame
-            readback.copy(self.lm.state, 0, slot, 0, STATE_BYTES)
-            readback.copy(self.codec.audio, audio_at, slot, STATE_BYTES, audio_bytes)
-            rows_at = STATE_BYTES + audio_bytes
-            readback.copy(self.lm.alignment, first * self._row_bytes, slot, rows_at, kept * self._row_bytes)
-            door.compile(readback)
-            self._submits.append([(self.lm.step, frames), (self.codec.chunk[frames], 1), (readback, 1)])
+        readbacks: dict[tuple[int, int, int], Program] = {}  # (first, frames, slot): shared by the plans
+        self.ramp, self.fast = (self._plan(schedule, readbacks) for schedule in (ramp, fast))
+        # Requests take the GPU one at a time, in order (see `speak`).
+        self._queue = asyncio.Lock()
+        self._requests = 0  # running or waiting
+
+    def _plan(self, schedule: list[tuple[int, int]], readbacks: dict) -> _Plan:
+        submits = []
+        for index, (first, frames) in enumerate(schedule):
+            key = (first, frames, index % STAGING_SLOTS)
+            if key not in readbacks:
+                readback = Program(f"readback frames {first}+{frames}")
+                slot = self._staging[key[2]]
+                kept = min(frames, self.max_frames - first)
+                audio_at = 4 * first * self.samples_per_frame
+                audio_bytes = 4 * kept * self.samples_per_frame
+                readback.copy(self.lm.state, 0, slot, 0, STATE_BYTES)
+                readback.copy(self.codec.audio, audio_at, slot, STATE_BYTES, audio_bytes)
+                rows_at = STATE_BYTES + audio_bytes
+                rows_bytes = kept * self._row_bytes
+                readback.copy(self.lm.alignment, first * self._row_bytes, slot, rows_at, rows_bytes)
+                self.door.compile(readback)
+                readbacks[key] = readback
+            submits.append([(self.lm.step, frames), (self.codec.chunk[frames], 1), (readbacks[key], 1)])
+        return _Plan(schedule, submits)
+
+    def plan(self) -> _Plan:
+        """The chunk schedule of the next take: the ramp, or no ramp after a take that was fast enough
+        (`skip_ramp_above`)."""
+        above, last = self.skip_ramp_above, self.last_take_speed
+        return self.fast if above is not None and last is not None and last >= above else self.ramp
+
         # Requests take the GPU one at a time, in order (see `speak`).
         self._queue = asyncio.Lock()
         self._requests = 0  # running or waiting
@@ -318,12 +359,14 @@ class Engine:
         pending: list[int] = []
         end = 0
         done = False
-        for index, (first, _) in enumerate(self.schedule):
+        plan = self.plan()
+        started = time.perf_counter()
+        for index, (first, frames) in enumerate(plan.schedule):
             if first >= budget:
                 break
-            submit = self._submits[index]
-            if first + self.schedule[index][1] > budget:
-                submit = self._last_submit(index, budget - first)
+            submit = plan.submits[index]
+            if first + frames > budget:
+                submit = self._last_submit(plan, index, budget - first)
             if index == 0:
                 # The prefill goes alone, in pieces, so that the GPU starts on it while the CPU encodes
                 # the rest and the first chunk (a submit runs only once it is whole: together they began
@@ -335,7 +378,7 @@ class Engine:
             pending.append(index)
             # first audio as early as possible: read chunk 0 as soon as chunk 1 is queued behind it
             while pending and (len(pending) > self.lag or (pending[0] == 0 and index >= 1)):
-                end, done = await self._collect(pending.pop(0), take, got, on_audio, speech, began)
+                end, done = await self._collect(plan, pending.pop(0), take, got, on_audio, speech, began)
                 if done:
                     break
             if done:
@@ -343,25 +386,26 @@ class Engine:
             _stop_if(should_stop)
         while pending and not done:
             _stop_if(should_stop)
-            end, done = await self._collect(pending.pop(0), take, got, on_audio, speech, began)
+            end, done = await self._collect(plan, pending.pop(0), take, got, on_audio, speech, began)
         frames_kept = end if end else min(budget, len(got.samples) // self.samples_per_frame)
         del got.samples[frames_kept * self.samples_per_frame :]
         del got.rows[frames_kept:]
+        self.last_take_speed = frames_kept * FRAME_SECONDS / max(time.perf_counter() - started, 1e-9)
         _stop_if(should_stop)
         return got.samples, got.rows, got.walk.positions[:frames_kept], frames_kept
 
-    def _last_submit(self, index: int, frames: int) -> list[tuple[Program, int]]:
+    def _last_submit(self, plan: _Plan, index: int, frames: int) -> list[tuple[Program, int]]:
         """Chunk `index`'s submit cut to the `frames` left of the take's budget: that many steps, and the
         smallest codec chunk that holds them (steps and codec frames past the budget would be made and
         thrown away: about 50 us a step on an H200, and a whole codec chunk)."""
         fit = min(size for size in self.codec.chunk_sizes if size >= frames)
-        step, _, readback = self._submits[index]
+        step, _, readback = plan.submits[index]
         return [(step[0], frames), (self.codec.chunk[fit], 1), readback]
 
-    async def _collect(self, index, take, got, on_audio, speech, began) -> tuple[int, bool]:
-        """Read chunk `index` back into `got`: its samples up to the end of speech (delivered) and the
-        alignment rows of the frames made. Returns (end, done)."""
-        first, frames = self.schedule[index]
+    async def _collect(self, plan, index, take, got, on_audio, speech, began) -> tuple[int, bool]:
+        """Read chunk `index` of `plan` back into `got`: its samples up to the end of speech (delivered)
+        and the alignment rows of the frames made. Returns (end, done)."""
+        first, frames = plan.schedule[index]
         slot = self._staging[index % STAGING_SLOTS]
         kept = min(frames, self.max_frames - first)
         audio_bytes = 4 * kept * self.samples_per_frame

@@ -18,7 +18,9 @@ def files(tiny_weights):
 
 @pytest.fixture(scope="module")
 def engine(door, files):
-    return Engine(door, files)
+    # always the ramp of first chunks: the tests below count its chunks (test_a_fast_take_skips_the_ramp
+    # covers the other schedule)
+    return Engine(door, files, skip_ramp_above=None)
 
 
 def speak(engine, text=SENTENCE, **options):
@@ -51,6 +53,30 @@ def test_same_seed_same_samples_whatever_the_chunk_schedule(door, files, engine)
     for other in (ones, eights):
         assert speak(other, seed=7, max_frames=14).audio.tobytes() == first.audio.tobytes()
     assert speak(engine, seed=8, max_frames=14).audio.tobytes() != first.audio.tobytes()
+
+
+def test_a_fast_take_skips_the_ramp(door, files):
+    """After a take faster than `skip_ramp_above` times real time, the next take's chunks are 1 frame,
+    then 16 (no 2, 4 and 8), with the same samples bit for bit and no GPU object made; after a slower
+    take the ramp comes back."""
+    spf = 1920
+    engine = Engine(door, files, max_frames=40, skip_ramp_above=0.0)  # every take counts as fast
+
+    def sizes(seed):
+        chunks = []
+        speech = speak(engine, seed=seed, max_frames=40, eos_threshold=float("inf"), on_audio=chunks.append)
+        return [len(c) // spf for c in chunks], speech
+
+    assert engine.last_take_speed is None
+    ramp_sizes, ramp = sizes(3)
+    assert ramp_sizes == [1, 2, 4, 8, 16, 9] and engine.last_take_speed > 0.0
+    created = engine.door.created.copy()
+    fast_sizes, fast = sizes(3)
+    assert fast_sizes == [1, 16, 16, 7]
+    assert fast.audio.tobytes() == ramp.audio.tobytes()
+    assert engine.door.created == created
+    engine.skip_ramp_above = engine.last_take_speed * 1e6  # no take is that fast
+    assert sizes(3)[0] == ramp_sizes
 
 
 def test_the_last_chunk_stops_at_the_budget(engine, monkeypatch):

@@ -26,7 +26,9 @@ from ..manifest import load_manifest
 _state: dict = {"engine": None, "door": None}
 
 # Engine options the page may set at load (undocumented, for tests and benchmarks).
-_ENGINE_OPTIONS = {"max_frames", "max_text_tokens", "kv_f16", "lag", "first_chunks", "chunk_frames"}
+_ENGINE_OPTIONS = {
+    "max_frames", "max_text_tokens", "kv_f16", "lag", "first_chunks", "chunk_frames", "skip_ramp_above"
+}
 
 
 def _js(value):
