@@ -188,16 +188,58 @@ fn score_part(row: u32, key_lane: u32) -> f32 {
     return s;
 }
 
-// Part `split` of `head`: keys start..start + count - 1 of the cache (count may be 0: then m is
-// -3e38 and the part weighs nothing in the merge).
-fn attend(ids: Ids, head: u32, split: u32, keys: u32) {
-    let voice = state[S_VOICE_ROWS];
-    let text = state[S_TEXT];
-    let align_row = state[S_FRAMES] * params.align_stride;
+// Split `split`'s share of `keys` cached keys: (start, count, last), last being the split's last key
+// (a key past it is read as this one, with weight 0).
+fn split_keys(split: u32, keys: u32) -> vec3<u32> {
     let chunk = (keys + OLD_SPLITS - 1u) / OLD_SPLITS;
     let start = min(split * chunk, keys);
     let count = min(chunk, keys - start);
-    let last = max(count, 1u) - 1u;  // the split's last key (a key past it is read as this one, weight 0)
+    return vec3<u32>(start, count, max(count, 1u) - 1u);
+}
+
+// The first turn's key and value words of this invocation (KV_F16: a pair a word) and the state words
+// of the alignment row, loaded with the in_proj rows before the kernel's first wait. The cached keys
+// are the earlier steps' work, so their loads need only the position: loaded where they are used,
+// after the norm, the projection and the scores' maximum, the keys and the values would each add a
+// memory latency to the chain.
+struct FirstTurn { k: vec4<u32>, v: vec4<u32>, voice: u32, text: u32, frames: u32 }
+
+fn load_first_turn(ids: Ids, head: u32, split: u32, keys: u32) -> FirstTurn {
+    var t: FirstTurn;
+    t.voice = state[S_VOICE_ROWS];
+    t.text = state[S_TEXT];
+    t.frames = state[S_FRAMES];
+    if (!KV_F16 || PAIRS_PER_LANE != 4u || split >= OLD_SPLITS) { return t; }
+    let range = split_keys(split, keys);
+    let krow = kv_row(range.x + min(ids.lid / KEY_LANES, range.z), 0u, head) + (ids.lid % KEY_LANES) * 4u;
+    t.k = vec4<u32>(kv[krow], kv[krow + 1u], kv[krow + 2u], kv[krow + 3u]);
+    let group = ids.lid / PAIRS;
+    let pair = ids.lid % PAIRS;
+    t.v = vec4<u32>(kv[kv_row(range.x + min(group, range.z), 1u, head) + pair],
+                    kv[kv_row(range.x + min(group + GROUPS, range.z), 1u, head) + pair],
+                    kv[kv_row(range.x + min(group + 2u * GROUPS, range.z), 1u, head) + pair],
+                    kv[kv_row(range.x + min(group + 3u * GROUPS, range.z), 1u, head) + pair]);
+    return t;
+}
+
+// The score part of score_part from a key's four pairs loaded early (KV_F16, PAIRS_PER_LANE 4).
+fn score_part_loaded(w: vec4<u32>, key_lane: u32) -> f32 {
+    let j = key_lane * PAIRS_PER_LANE;
+    return dot(unpack2x16float(w.x), q_pair(j)) + dot(unpack2x16float(w.y), q_pair(j + 1u))
+        + dot(unpack2x16float(w.z), q_pair(j + 2u)) + dot(unpack2x16float(w.w), q_pair(j + 3u));
+}
+
+// Part `split` of `head`: keys start..start + count - 1 of the cache (count may be 0: then m is
+// -3e38 and the part weighs nothing in the merge).
+fn attend(ids: Ids, head: u32, split: u32, keys: u32, first: FirstTurn) {
+    let voice = first.voice;
+    let text = first.text;
+    let align_row = first.frames * params.align_stride;
+    let range = split_keys(split, keys);
+    let start = range.x;
+    let count = range.y;
+    let last = range.z;
+    let early = KV_F16 && PAIRS_PER_LANE == 4u;  // load_first_turn loaded the first turn
 
     // Scores: KEY_LANES lanes share each key, KEYS_AT_ONCE keys a turn. The loop has barriers
     // (lanes_sum), so its bound goes through workgroupUniformLoad: WGSL's analysis counts anything
@@ -211,7 +253,13 @@ fn attend(ids: Ids, head: u32, split: u32, keys: u32) {
     for (var i0 = 0u; i0 < uniform_count; i0 += KEYS_AT_ONCE) {
         let i = i0 + slot;
         let key = start + min(i, last);
-        let s = lanes_sum(score_part(kv_row(key, 0u, head), key_lane), ids, KEY_LANES) * params.scale;
+        var part = 0.0;
+        if (early && i0 == 0u) {
+            part = score_part_loaded(first.k, key_lane);
+        } else {
+            part = score_part(kv_row(key, 0u, head), key_lane);
+        }
+        let s = lanes_sum(part, ids, KEY_LANES) * params.scale;
         if (key_lane == 0u && i < count) {
             scores[i] = s;
             m = max(m, s);
@@ -236,10 +284,21 @@ fn attend(ids: Ids, head: u32, split: u32, keys: u32) {
         let i1 = min(i + GROUPS, last);
         let i2 = min(i + 2u * GROUPS, last);
         let i3 = min(i + 3u * GROUPS, last);
-        let v0 = kv_pair(kv_row(start + i, 1u, head), pair);
-        let v1 = kv_pair(kv_row(start + i1, 1u, head), pair);
-        let v2 = kv_pair(kv_row(start + i2, 1u, head), pair);
-        let v3 = kv_pair(kv_row(start + i3, 1u, head), pair);
+        var v0: vec2<f32>;
+        var v1: vec2<f32>;
+        var v2: vec2<f32>;
+        var v3: vec2<f32>;
+        if (early && i == group) {
+            v0 = unpack2x16float(first.v.x);
+            v1 = unpack2x16float(first.v.y);
+            v2 = unpack2x16float(first.v.z);
+            v3 = unpack2x16float(first.v.w);
+        } else {
+            v0 = kv_pair(kv_row(start + i, 1u, head), pair);
+            v1 = kv_pair(kv_row(start + i1, 1u, head), pair);
+            v2 = kv_pair(kv_row(start + i2, 1u, head), pair);
+            v3 = kv_pair(kv_row(start + i3, 1u, head), pair);
+        }
         o += scores[i] * v0;
         o += select(0.0, scores[i1], i + GROUPS < count) * v1;
         o += select(0.0, scores[i2], i + 2u * GROUPS < count) * v2;
@@ -281,6 +340,7 @@ fn main(ids: Ids) {
         j = (role - NEW_KEY) * (HALF / 2u) + i;
     }
     let angle = vec2<f32>(rope[(pos * PAIRS + j) * 2u], rope[(pos * PAIRS + j) * 2u + 1u]);
+    let first = load_first_turn(ids, head, role, pos);
     if (ids.lid == 0u) { uniform_slot = role; }
     if (skip_workgroup(params.gate, ids.lid)) { return; }
     let role_u = workgroupUniformLoad(&uniform_slot);  // `role`, visibly uniform for the barriers below
@@ -313,5 +373,5 @@ fn main(ids: Ids) {
     if (ids.lid < PAIRS) {
         qs[j] = q;
     }
-    attend(ids, head, role_u, pos);
+    attend(ids, head, role_u, pos, first);
 }
