@@ -50,6 +50,7 @@ GEMV_LANES = (128, 64, 32, 16, 8)  # lanes per row a gemv may use; a workgroup (
 # (bench/results/h200-ab-gemv-lanes-2026-11-30.json).
 GEMV_MAX_GROUPS = 128
 MAX_SEGMENTS = 8
+CONDITION_ROWS = 16  # rows of the condition vector a workgroup of condition.wgsl makes (16 lanes a row)
 WORKGROUP_BYTES = 16384  # WebGPU's portable maxComputeWorkgroupStorageSize
 
 # matmul.wgsl epilogues
@@ -429,8 +430,10 @@ class LmKernelsMore:
         k = self._kernel(
             "condition.wgsl", state=True, weights=True, reduce=False,
             HIDDEN=hidden, HALF=half, SPEAKER_DIM=speaker_embed.cols, LATENT=input_linear.cols,
+            ROWS_PER_GROUP=CONDITION_ROWS,
         )  # fmt: skip
-        self._dispatch(program, k, [self._params(data, "condition"), self.weights, state, cond, rows], 1)
+        groups = _ceil(hidden, CONDITION_ROWS)
+        self._dispatch(program, k, [self._params(data, "condition"), self.weights, state, cond, rows], groups)
 
     # ---- time_embedding.wgsl -----------------------------------------------------------------
     def time_embedding(
