@@ -20,6 +20,8 @@ struct Params {
     jobs: array<vec4<u32>, 8>,
 }
 
+const BATCH: u32 = 8u;
+
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> arena0: array<f32>;
 @group(0) @binding(2) var<storage, read_write> arena1: array<f32>;
@@ -36,11 +38,27 @@ fn main(@builtin(local_invocation_index) lid: u32) {
     if (run) {
         for (var j = 0u; j < p.regions; j++) {
             let job = p.jobs[j];
-            for (var i = lid; i < job.z; i += 256u) {
-                if (job.x == 1u) {
-                    arena1[job.y + i] = select(arena1[job.y + job.w + i], 0.0, RESET);
-                } else {
-                    arena0[job.y + i] = select(arena0[job.y + job.w + i], 0.0, RESET);
+            // BATCH values a turn, all loaded before any is stored: a store waits for its load, and
+            // every later load waits for that store, so one value a turn cost a memory latency each
+            for (var i0 = lid; i0 < job.z; i0 += BATCH * 256u) {
+                var values: array<f32, BATCH>;
+                for (var b = 0u; b < BATCH; b++) {
+                    let at = job.y + job.w + min(i0 + b * 256u, job.z - 1u);
+                    if (job.x == 1u) {
+                        values[b] = arena1[at];
+                    } else {
+                        values[b] = arena0[at];
+                    }
+                }
+                for (var b = 0u; b < BATCH; b++) {
+                    let i = i0 + b * 256u;
+                    if (i < job.z) {
+                        if (job.x == 1u) {
+                            arena1[job.y + i] = select(values[b], 0.0, RESET);
+                        } else {
+                            arena0[job.y + i] = select(values[b], 0.0, RESET);
+                        }
+                    }
                 }
             }
         }
