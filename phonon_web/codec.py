@@ -610,7 +610,7 @@ class Codec:
         last, source = self.final_conv, self.final_input
         if last.weight.shape[0] != 1 or last.weight.shape[1] % 4:
             raise WeightsError("the codec's last conv must make one audio channel from 4n channels")
-        pipeline = self.door.pipeline(ops.audio_out_kernel(last.taps))
+        pipeline = self.door.pipeline(ops.audio_out_kernel())
         per_frames = {}
         for frames in self.chunk_sizes:
             rows = source.rows_per_frame * frames
@@ -620,6 +620,7 @@ class Codec:
                 f"codec audio F={frames}",
                 rows=rows,
                 cin=last.weight.shape[1],
+                taps=last.taps,
                 dil=last.dilation,
                 w_kind=last.weight.kind_code,
                 w_word=last.weight.word,

@@ -145,8 +145,8 @@ def upsample_kernel(latent_dim: int, stride: int):
     return kernel(*files, LATENT_DIM=latent_dim, STRIDE=stride)
 
 
-def audio_out_kernel(taps: int):
-    return kernel("weights.wgsl", "codec_math.wgsl", "codec_chunk.wgsl", "codec_audio_out.wgsl", TAPS=taps)
+def audio_out_kernel():
+    return kernel("weights.wgsl", "codec_math.wgsl", "codec_chunk.wgsl", "codec_audio_out.wgsl")
 
 
 def shift_kernel(reset: bool):

@@ -629,6 +629,7 @@ def test_audio_out_conv_bias_and_fade_in(door, start):
         "test",
         rows=rows,
         cin=cin,
+        taps=taps,
         dil=1,
         w_kind=w.kind_code,
         w_word=w.word,
@@ -649,7 +650,7 @@ def test_audio_out_conv_bias_and_fade_in(door, start):
         audio,
         state_buffer(door, start),
     ]
-    run(door, ops.audio_out_kernel(taps), buffers, ops.ceil_div(rows, ops.AUDIO_OUT_SAMPLES))
+    run(door, ops.audio_out_kernel(), buffers, ops.ceil_div(rows, ops.AUDIO_OUT_SAMPLES))
     conv = torch.nn.functional.conv1d(
         torch.from_numpy(elu(x)).T[None], torch.from_numpy(blob.value("w")), torch.from_numpy(blob.value("b"))
     )[0, 0].numpy()

@@ -4,13 +4,12 @@
 // 16 invocations per sample, 16 samples per workgroup (cin % 4 == 0): lane l takes the channel quads
 // l, l + 16, ... of every tap, so that the 16 lanes of a sample read one row of the input side by side
 // (with one invocation per sample, neighbours read rows cin values apart: a cache line per value).
-// The lanes' sums are added in a fixed tree, whatever the chunk's size. TAPS is a constant, so the
-// taps' loop unrolls and all its loads go out before the first is used (with the bound from the
-// uniform, each tap waited for its loads).
+// The lanes' sums are added in a fixed tree, whatever the chunk's size.
 
 struct Params {
     rows: u32,          // samples in this chunk
     cin: u32,
+    taps: u32,
     dil: u32,
     w_kind: u32,
     w_word: u32,
@@ -54,18 +53,18 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l
     }
     let lane = lid % LANES;
     let m = wg.x * SAMPLES + lid / LANES;
-    let depth = p.cin * TAPS;
+    let depth = p.cin * p.taps;
     var acc = 0.0;
     if (m < p.rows) {
         for (var i = lane * 4u; i < p.cin; i += 4u * LANES) {
-            for (var t = 0u; t < TAPS; t++) {
+            for (var t = 0u; t < p.taps; t++) {
                 let at = (m + t * p.dil) * p.cin + i;
                 let xv = vec4<f32>(elu(x[at]), elu(x[at + 1u]), elu(x[at + 2u]), elu(x[at + 3u]));
                 let wv = vec4<f32>(
-                    weight_at(p.w_kind, p.w_word, p.w_scales, depth, p.w_padded, 0u, i * TAPS + t),
-                    weight_at(p.w_kind, p.w_word, p.w_scales, depth, p.w_padded, 0u, (i + 1u) * TAPS + t),
-                    weight_at(p.w_kind, p.w_word, p.w_scales, depth, p.w_padded, 0u, (i + 2u) * TAPS + t),
-                    weight_at(p.w_kind, p.w_word, p.w_scales, depth, p.w_padded, 0u, (i + 3u) * TAPS + t),
+                    weight_at(p.w_kind, p.w_word, p.w_scales, depth, p.w_padded, 0u, i * p.taps + t),
+                    weight_at(p.w_kind, p.w_word, p.w_scales, depth, p.w_padded, 0u, (i + 1u) * p.taps + t),
+                    weight_at(p.w_kind, p.w_word, p.w_scales, depth, p.w_padded, 0u, (i + 2u) * p.taps + t),
+                    weight_at(p.w_kind, p.w_word, p.w_scales, depth, p.w_padded, 0u, (i + 3u) * p.taps + t),
                 );
                 acc += dot(xv, wv);
             }
