@@ -393,7 +393,7 @@ class Codec:
     # ---- the stages ---------------------------------------------------------------------------
     def _build_upsample(self, wbuf) -> None:
         hidden = self.signals[0]
-        pipeline = self.door.pipeline(ops.upsample_kernel(self.latent_dim, self.up_stride))
+        pipeline = self.door.pipeline(ops.upsample_kernel())
         per_frames = {}
         for frames in self.chunk_sizes:
             params = ops.uniform(
@@ -402,6 +402,8 @@ class Codec:
                 f"codec upsample F={frames}",
                 frames=frames,
                 hidden=self.hidden,
+                latent_dim=self.latent_dim,
+                stride=self.up_stride,
                 proj_kind=self.proj.kind_code,
                 proj_word=self.proj.word,
                 proj_scales=self.proj.scales_word,

@@ -139,10 +139,8 @@ def attention_kernel(keys_max: int, head_dim: int):
     )
 
 
-def upsample_kernel(latent_dim: int, stride: int):
-    """latent_dim a multiple of 4 (Codec checks it)."""
-    files = ("weights.wgsl", "codec_chunk.wgsl", "codec_upsample.wgsl")
-    return kernel(*files, LATENT_DIM=latent_dim, STRIDE=stride)
+def upsample_kernel():
+    return kernel("weights.wgsl", "codec_chunk.wgsl", "codec_upsample.wgsl")
 
 
 def audio_out_kernel():

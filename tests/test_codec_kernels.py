@@ -577,6 +577,8 @@ def test_upsample_projects_and_reads_the_previous_frame(door):
         "test",
         frames=frames,
         hidden=hidden,
+        latent_dim=latent_dim,
+        stride=stride,
         proj_kind=proj.kind_code,
         proj_word=proj.word,
         proj_scales=proj.scales_word,
@@ -601,7 +603,7 @@ def test_upsample_projects_and_reads_the_previous_frame(door):
         out,
         state_buffer(door, start),
     ]
-    run(door, ops.upsample_kernel(latent_dim, stride), buffers, (frames * hidden + 63) // 64)
+    run(door, ops.upsample_kernel(), buffers, (frames * hidden + 63) // 64)
     got = download(door, out).reshape(-1, hidden)[context:]
     h = latents[:4] @ blob.value("proj")[:, :, 0].T  # frames past max_frames (4) read as zeros
     h = np.vstack([h, np.zeros((4, hidden))])

@@ -4,13 +4,13 @@
 //   h[f][c] = sum_i proj[c][i] * latents[f][i]
 //   out[s*f + t][c] = up[c][t] * h[f][c] + up[c][t + s] * h[f - 1][c]      (h[-1] = 0)
 // The previous frame comes from the latents buffer itself, which holds the whole take, so this stage
-// keeps no state. One thread per (frame, channel). LATENT_DIM (a multiple of 4) and STRIDE are
-// constants, so the loops unroll and every load is issued before the first use of any (with a loop
-// bound read from the uniform, each turn waited for its loads: ~12 us a chunk on the H200).
+// keeps no state. One thread per (frame, channel).
 
 struct Params {
     frames: u32,
     hidden: u32,
+    latent_dim: u32,
+    stride: u32,
     proj_kind: u32,
     proj_word: u32,
     proj_scales: u32,
@@ -36,26 +36,28 @@ struct Params {
 
 // h of frames f and f - 1 for channel c (zero outside 0 .. max_frames - 1); latent_dim % 4 == 0.
 fn project(frame: u32, c: u32) -> vec2<f32> {
+    var acc = vec2<f32>(0.0);
     let now = frame < p.max_frames;
     let before = frame > 0u && frame - 1u < p.max_frames;
-    // both rows read in any case (a frame outside is read clamped and its sum dropped): loads under a
-    // condition would wait for it
-    let base = p.lat_word + min(frame, p.max_frames - 1u) * p.lat_ld;
-    let prev = p.lat_word + min(max(frame, 1u) - 1u, p.max_frames - 1u) * p.lat_ld;
-    var acc = vec2<f32>(0.0);
-    for (var i = 0u; i < LATENT_DIM; i += 4u) {
+    let base = p.lat_word + frame * p.lat_ld;
+    let dim = p.latent_dim;
+    for (var i = 0u; i < dim; i += 4u) {
         let w = vec4<f32>(
-            weight_at(p.proj_kind, p.proj_word, p.proj_scales, LATENT_DIM, p.proj_padded, c, i),
-            weight_at(p.proj_kind, p.proj_word, p.proj_scales, LATENT_DIM, p.proj_padded, c, i + 1u),
-            weight_at(p.proj_kind, p.proj_word, p.proj_scales, LATENT_DIM, p.proj_padded, c, i + 2u),
-            weight_at(p.proj_kind, p.proj_word, p.proj_scales, LATENT_DIM, p.proj_padded, c, i + 3u),
+            weight_at(p.proj_kind, p.proj_word, p.proj_scales, dim, p.proj_padded, c, i),
+            weight_at(p.proj_kind, p.proj_word, p.proj_scales, dim, p.proj_padded, c, i + 1u),
+            weight_at(p.proj_kind, p.proj_word, p.proj_scales, dim, p.proj_padded, c, i + 2u),
+            weight_at(p.proj_kind, p.proj_word, p.proj_scales, dim, p.proj_padded, c, i + 3u),
         );
-        acc.x += dot(w, vec4<f32>(latents[base + i], latents[base + i + 1u], latents[base + i + 2u],
-                                  latents[base + i + 3u]));
-        acc.y += dot(w, vec4<f32>(latents[prev + i], latents[prev + i + 1u], latents[prev + i + 2u],
-                                  latents[prev + i + 3u]));
+        if (now) {
+            acc.x += dot(w, vec4<f32>(latents[base + i], latents[base + i + 1u], latents[base + i + 2u],
+                                      latents[base + i + 3u]));
+        }
+        if (before) {
+            let b = base - p.lat_ld;
+            acc.y += dot(w, vec4<f32>(latents[b + i], latents[b + i + 1u], latents[b + i + 2u], latents[b + i + 3u]));
+        }
     }
-    return vec2<f32>(select(0.0, acc.x, now), select(0.0, acc.y, before));
+    return acc;
 }
 
 @compute @workgroup_size(64, 1, 1)
@@ -69,14 +71,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     if (f >= p.frames) {
         return;
     }
-    var w_now: array<f32, STRIDE>;
-    var w_before: array<f32, STRIDE>;
-    for (var t = 0u; t < STRIDE; t++) {
-        w_now[t] = weight_at(p.up_kind, p.up_word, p.up_scales, 2u * STRIDE, p.up_padded, c, t);
-        w_before[t] = weight_at(p.up_kind, p.up_word, p.up_scales, 2u * STRIDE, p.up_padded, c, t + STRIDE);
-    }
     let h = project(start + f, c);
-    for (var t = 0u; t < STRIDE; t++) {
-        y[(p.y_row0 + f * STRIDE + t) * p.hidden + c] = w_now[t] * h.x + w_before[t] * h.y;
+    let now = h.x;
+    let before = h.y;
+    let taps = 2u * p.stride;
+    for (var t = 0u; t < p.stride; t++) {
+        let w_now = weight_at(p.up_kind, p.up_word, p.up_scales, taps, p.up_padded, c, t);
+        let w_before = weight_at(p.up_kind, p.up_word, p.up_scales, taps, p.up_padded, c, t + p.stride);
+        y[(p.y_row0 + f * p.stride + t) * p.hidden + c] = w_now * now + w_before * before;
     }
 }
