@@ -322,7 +322,8 @@ class Codec:
 
         rows = rpf * top
         self.ring_size = ops.next_pow2(self.window + rows)
-        self.keys_max = ops.ceil_div(self.window, 256) * 256
+        self.attention_rows = ops.attention_rows(rpf)
+        self.keys_max = ops.attention_keys_max(self.window, self.attention_rows)
         self.ring = door.buffer(4 * self.layers * 2 * self.ring_size * self.hidden, STORAGE, "codec kv ring")
         self.q = door.buffer(4 * rows * self.hidden, STORAGE, "codec q")
         self.att = door.buffer(4 * rows * self.hidden, STORAGE, "codec attention")
@@ -461,7 +462,7 @@ class Codec:
                 inv_freq=ops.rope_inverse_frequencies(self.head_dim, self.rope_theta),
             ),
         )
-        pipeline = self.door.pipeline(ops.attention_kernel(self.keys_max, self.head_dim))
+        pipeline = self.door.pipeline(ops.attention_kernel(self.keys_max, self.head_dim, self.attention_rows))
         per_frames = {}
         for frames in self.chunk_sizes:
             params = ops.uniform(
@@ -478,7 +479,7 @@ class Codec:
                 scale=self.head_dim**-0.5,
                 **self._words,
             )
-            per_frames[frames] = (params, rpf * frames, self.heads, 1)
+            per_frames[frames] = (params, rpf * frames // self.attention_rows, self.heads, 1)
         buffers = [self.q, self.ring, self.att, self.state]
         self.launches.append(
             ops.one_shot_launch(self.door, f"codec layer {layer} attention", pipeline, buffers, per_frames)

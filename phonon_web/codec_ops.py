@@ -133,9 +133,25 @@ def gemm_kernel(
     )
 
 
-def attention_kernel(keys_max: int, head_dim: int):
+def attention_rows(rows_per_frame: int) -> int:
+    """Rows a workgroup of codec_attention.wgsl takes: 4 (sharing each key and value they load) where
+    that divides rows_per_frame, so that groups start at the same positions whichever chunk holds them."""
+    return math.gcd(4, rows_per_frame)
+
+
+def attention_keys_max(window: int, rows: int) -> int:
+    """The most keys a workgroup's rows see together (window + rows - 1), rounded up to 256."""
+    return ceil_div(window + rows - 1, 256) * 256
+
+
+def attention_kernel(keys_max: int, head_dim: int, rows: int = 1):
     return kernel(
-        "codec_math.wgsl", "codec_chunk.wgsl", "codec_attention.wgsl", KEYS_MAX=keys_max, HEAD_DIM=head_dim
+        "codec_math.wgsl",
+        "codec_chunk.wgsl",
+        "codec_attention.wgsl",
+        KEYS_MAX=keys_max,
+        HEAD_DIM=head_dim,
+        ROWS=rows,
     )
 
 

@@ -510,8 +510,12 @@ def test_qkv_epilogue_rotates_and_fills_the_ring(door):
 # Attention, upsampling, audio, shift
 # ---------------------------------------------------------------------------------------------------
 # (head_dim, window, ring_size, rows_per_frame): the second has a head of 3 vec4s (the passes load 4
-# rows at a time: a partial turn) and windows of up to 100 keys (several turns of the value pass)
-@pytest.mark.parametrize("shape", [(16, 20, 32, 4), (12, 100, 256, 16)])
+# rows at a time: a partial turn) and windows of up to 100 keys (several turns of the value pass); the
+# workgroups take 4 rows each, except in the third (2: rows_per_frame 6) and the fifth (1:
+# rows_per_frame 3); in the fourth a window of 255 keys makes a group's span 258 (KEYS_MAX 512)
+@pytest.mark.parametrize(
+    "shape", [(16, 20, 32, 4), (12, 100, 256, 16), (8, 30, 64, 6), (16, 255, 512, 4), (8, 20, 64, 3)]
+)
 @pytest.mark.parametrize("start", [0, 9])
 def test_windowed_attention_over_the_ring(door, start, shape):
     head_dim, window, ring_size, rows_per_frame = shape
@@ -548,7 +552,9 @@ def test_windowed_attention_over_the_ring(door, start, shape):
         out,
         state_buffer(door, 0, start),
     ]
-    run(door, ops.attention_kernel(256, head_dim), buffers, (rows, heads))
+    group = ops.attention_rows(rows_per_frame)
+    kernel = ops.attention_kernel(ops.attention_keys_max(window, group), head_dim, group)
+    run(door, kernel, buffers, (rows // group, heads))
     got = download(door, out).reshape(rows, hidden)
     want = np.zeros((rows, hidden))
     for m in range(rows):
