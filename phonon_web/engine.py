@@ -53,6 +53,7 @@ CHUNK_FRAMES = 16  # then every chunk has this many: fewer submits, readbacks an
 # (80 ms a frame) has played: CHUNK_FRAMES frames take 16 x 80 / speed ms, under 80 ms above 16x; 64x
 # leaves a margin of 4 for a take slower than the last one.
 SKIP_RAMP_ABOVE = 64.0
+LEAD_STEPS = (2, 4, 8)  # steps of chunk 1 submitted ahead of the rest of it (Engine._pieces)
 FRAME_SECONDS = 0.08  # one frame of audio (12.5 frames a second)
 STAGING_SLOTS = 4  # readback buffers in the ring: more than the submits in flight
 STATE_BYTES = 4 * STATE_WORDS
@@ -374,13 +375,17 @@ class Engine:
                 for part in lm.start_parts(voice):
                     door.submit([(part, 1)])
                 submit = [(self.codec.reset, 1), *submit]
-            door.submit(submit)
+            pieces = self._pieces(index, submit)
+            door.submit(pieces[0])
             pending.append(index)
-            # first audio as early as possible: read chunk 0 as soon as chunk 1 is queued behind it
-            while pending and (len(pending) > self.lag or (pending[0] == 0 and index >= 1)):
+            # first audio as early as possible: chunk 0 is read as soon as chunk 1's first piece is
+            # queued behind it
+            if index == 1 and pending[0] == 0:
                 end, done = await self._collect(plan, pending.pop(0), take, got, on_audio, speech, began)
-                if done:
-                    break
+            for piece in pieces[1:] if not done else ():
+                door.submit(piece)
+            while pending and len(pending) > self.lag and not done:
+                end, done = await self._collect(plan, pending.pop(0), take, got, on_audio, speech, began)
             if done:
                 break
             _stop_if(should_stop)
@@ -393,6 +398,21 @@ class Engine:
         self.last_take_speed = frames_kept * FRAME_SECONDS / max(time.perf_counter() - started, 1e-9)
         _stop_if(should_stop)
         return got.samples, got.rows, got.walk.positions[:frames_kept], frames_kept
+
+    def _pieces(self, index: int, submit: list[tuple[Program, int]]) -> list[list[tuple[Program, int]]]:
+        """Chunk `index`'s submit as the GPU gets it. Chunk 1 sends LEAD_STEPS of its steps ahead, each
+        in a submit of its own: the CPU reads chunk 0 once the first is queued, and the GPU works on
+        each while the CPU encodes the next (16 steps in one submit took the lent H200's CPU 3.4 ms to
+        encode: first audio waited for it, and the GPU idled)."""
+        (step, steps), rest = submit[0], submit[1:]
+        pieces, sent = [], 0
+        if index == 1 and step is self.lm.step:
+            for lead in LEAD_STEPS:
+                if sent + lead >= steps:
+                    break
+                pieces.append([(step, lead)])
+                sent += lead
+        return [*pieces, [(step, steps - sent), *rest]]
 
     def _last_submit(self, plan: _Plan, index: int, frames: int) -> list[tuple[Program, int]]:
         """Chunk `index`'s submit cut to the `frames` left of the take's budget: that many steps, and the

@@ -62,19 +62,41 @@ def test_a_fast_take_skips_the_ramp(door, files):
     spf = 1920
     engine = Engine(door, files, max_frames=40, skip_ramp_above=0.0)  # every take counts as fast
 
+    events = []  # each submit's step counts, and "audio" where a chunk was delivered
+
     def sizes(seed):
         chunks = []
-        speech = speak(engine, seed=seed, max_frames=40, eos_threshold=float("inf"), on_audio=chunks.append)
+
+        def on_audio(chunk):
+            chunks.append(chunk)
+            events.append("audio")
+
+        speech = speak(engine, seed=seed, max_frames=40, eos_threshold=float("inf"), on_audio=on_audio)
         return [len(c) // spf for c in chunks], speech
 
     assert engine.last_take_speed is None
     ramp_sizes, ramp = sizes(3)
     assert ramp_sizes == [1, 2, 4, 8, 16, 9] and engine.last_take_speed > 0.0
     created = engine.door.created.copy()
-    fast_sizes, fast = sizes(3)
+    events.clear()
+    real_submit = engine.door.submit
+
+    def spy(items):
+        events.append([n for program, n in items if program is engine.lm.step])
+        return real_submit(items)
+
+    engine.door.submit = spy
+    try:
+        fast_sizes, fast = sizes(3)
+    finally:
+        del engine.door.submit
     assert fast_sizes == [1, 16, 16, 7]
     assert fast.audio.tobytes() == ramp.audio.tobytes()
     assert engine.door.created == created
+    # after the start's pieces: chunk 0 (1 step), chunk 1's steps in pieces of 2, 4, 8 and the last 2
+    # with its codec chunk, then whole chunks; chunk 0 is delivered once the piece of 2 is queued
+    steps = [e for e in events if e]
+    assert steps[:7] == [[1], [2], "audio", [4], [8], [2], [16]] and steps.count("audio") == 4
     engine.skip_ramp_above = engine.last_take_speed * 1e6  # no take is that fast
     assert sizes(3)[0] == ramp_sizes
 
