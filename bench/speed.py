@@ -147,14 +147,18 @@ def run_engine(
     max_frames: int | None = None,
     probe_steps: int = 200,
     chunk_frames: int | None = None,
+    ramp_always: bool = False,
 ) -> dict:
     """`max_frames` caps every take (slow adapters); `probe_steps` is the length of the step timing;
-    `chunk_frames` the engine's codec chunk after the first ones (None: its default)."""
+    `chunk_frames` the engine's codec chunk after the first ones (None: its default); `ramp_always`
+    keeps the ramp of first chunks on every take (Engine(skip_ramp_above=None))."""
     import phonon_web
     from phonon_web.gpu.door import run_sync
 
     load_start = time.perf_counter()
     options = {} if chunk_frames is None else {"chunk_frames": chunk_frames}
+    if ramp_always:
+        options["skip_ramp_above"] = None
     tts = phonon_web.load(weights, voices=voices, **options)
     load_seconds = time.perf_counter() - load_start
     engine = tts.engine
@@ -288,6 +292,9 @@ def main() -> int:
         "--chunk-frames", type=int, default=None, help="codec chunk after the first ones (A/B runs)"
     )
     parser.add_argument(
+        "--ramp-always", action="store_true", help="every take starts with the ramp of chunks (A/B runs)"
+    )
+    parser.add_argument(
         "--model-eos",
         action="store_true",
         help="end takes where the model says (default without --weights: every take runs to its frame "
@@ -310,8 +317,16 @@ def main() -> int:
         "frames": "the model's end of speech" if eos is None else "every take runs to its budget",
         "max_frames": args.max_frames,
         "chunk_frames": args.chunk_frames,
+        "ramp_always": args.ramp_always,
         "engine": run_engine(
-            weights, phrases, args.voices, args.rounds, eos, args.max_frames, chunk_frames=args.chunk_frames
+            weights,
+            phrases,
+            args.voices,
+            args.rounds,
+            eos,
+            args.max_frames,
+            chunk_frames=args.chunk_frames,
+            ramp_always=args.ramp_always,
         ),
     }
     if args.reference:
