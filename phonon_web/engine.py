@@ -214,10 +214,6 @@ class Engine:
         above, last = self.skip_ramp_above, self.last_take_speed
         return self.fast if above is not None and last is not None and last >= above else self.ramp
 
-        # Requests take the GPU one at a time, in order (see `speak`).
-        self._queue = asyncio.Lock()
-        self._requests = 0  # running or waiting
-
     # ---- text -----------------------------------------------------------------------------------
     def prepare(self, text: str, normalize: bool = True) -> list[_Take]:
         """Tokenise `text` and cut it into parts the model takes (at most max_text_tokens each)."""
@@ -404,14 +400,15 @@ class Engine:
         in a submit of its own: the CPU reads chunk 0 once the first is queued, and the GPU works on
         each while the CPU encodes the next (16 steps in one submit took the lent H200's CPU 3.4 ms to
         encode: first audio waited for it, and the GPU idled)."""
+        if index != 1:
+            return [submit]
         (step, steps), rest = submit[0], submit[1:]
         pieces, sent = [], 0
-        if index == 1 and step is self.lm.step:
-            for lead in LEAD_STEPS:
-                if sent + lead >= steps:
-                    break
-                pieces.append([(step, lead)])
-                sent += lead
+        for lead in LEAD_STEPS:
+            if sent + lead >= steps:
+                break
+            pieces.append([(step, lead)])
+            sent += lead
         return [*pieces, [(step, steps - sent), *rest]]
 
     def _last_submit(self, plan: _Plan, index: int, frames: int) -> list[tuple[Program, int]]:

@@ -1,6 +1,7 @@
 // Per request: the condition vector for this request's duration_delta, and the BOS row of the
 // prefill, ROWS_PER_GROUP rows a workgroup and LANES lanes a row (a row's 176 products at the real
-// sizes, loaded one after another by one invocation, made this kernel 73 us of the H200's prefill). It also sets the BOS position (voice rows + T): start's copies set the rest.
+// sizes, loaded one after another by one invocation, made this kernel 73 us of the H200's prefill).
+// Workgroup 0 also sets the BOS position (voice rows + T): start's copies set the rest.
 //   condition = num_speakers.output_proj(num_speakers.embed[n]) + duration_delta.output_proj(e),
 //   e = [cos, sin](dd * scale / max_period ** (i / (half - 1))), i < half
 //   BOS row (prefill row T) = input_linear(bos_emb) + condition
