@@ -315,10 +315,6 @@ fn main(
     @builtin(local_invocation_id) li: vec3<u32>,
     @builtin(local_invocation_index) lid: u32,
 ) {
-    let start = chunk_start();
-    if (past_end(start)) {
-        return;
-    }
     let phase = wg.z % p.phases;
     let split = wg.z / p.phases;
     let m0 = wg.y * 64u;
@@ -328,6 +324,36 @@ fn main(
     if (SPLIT_LOOP) {
         kbeg = 0u;
         kend = p.depth;
+    }
+
+    let row = m0 + lid / 8u;  // the A rows this thread loads: row and row + 32
+    let col = n0 + lid / 8u;  // the B columns: col and col + 32
+    let quad = (lid % 8u) * 4u;
+    // The next K step's raw words are loaded into registers before this step's products and made
+    // into values only at the next store, so their latency hides behind the arithmetic instead of
+    // stalling every step (workgroup memory holds one step: 16 KiB is the portable limit). The first
+    // step's are loaded before the LayerNorm statistics below, whose own loads they need not wait for.
+    var a_next0 = vec4<f32>(0.0);
+    var a_next1 = vec4<f32>(0.0);
+    var ln_next = array<vec4<u32>, 2>(vec4<u32>(0u), vec4<u32>(0u));
+    var b_next0 = vec4<u32>(0u);
+    var b_next1 = vec4<u32>(0u);
+    if (kbeg < kend) {
+        a_next0 = a_raw(row, kbeg + quad, kend);
+        a_next1 = a_raw(row + 32u, kbeg + quad, kend);
+        if (LN) {
+            ln_next = array<vec4<u32>, 2>(vector_words(p.ln_kind, p.ln_w, kbeg + quad),
+                                          vector_words(p.ln_kind, p.ln_b, kbeg + quad));
+        }
+        b_next0 = b_raw(col, kbeg + quad, kend, phase);
+        b_next1 = b_raw(col + 32u, kbeg + quad, kend, phase);
+    }
+    // Only now the state: its loads and the ones above are in flight together, where checking it
+    // first made every GEMM wait a memory latency before it loaded anything. (A chunk past the end
+    // has loaded a tile it never uses: rows inside the bindings, for a few microseconds.)
+    let start = chunk_start();
+    if (past_end(start)) {
+        return;
     }
 
     // LayerNorm statistics of the two rows this thread loads (lid / 8 and lid / 8 + 32) in one pass:
@@ -384,9 +410,6 @@ fn main(
     var total1 = vec4<f32>(0.0);
     var total2 = vec4<f32>(0.0);
     var total3 = vec4<f32>(0.0);
-    let row = m0 + lid / 8u;  // the A rows this thread loads: row and row + 32
-    let col = n0 + lid / 8u;  // the B columns: col and col + 32
-    let quad = (lid % 8u) * 4u;
     let a0 = (li.y * 4u) * 8u;
     let b0 = (li.x * 4u) * 8u;
     // B's K vectors are stored XOR-swizzled within each column ([col][kv ^ (col / 4 % 8)]): the 8 threads
@@ -394,24 +417,6 @@ fn main(
     // on every B read); swizzled, they read 8 different banks. A's reads are broadcasts: no conflict.
     let b_swizzle = li.x % 8u;  // (this thread's columns) / 4 % 8
     let b_slot = (lid & ~7u) | ((lid & 7u) ^ ((lid / 32u) % 8u));  // where this thread's B load goes
-    // The next K step's raw words are loaded into registers before this step's products and made
-    // into values only at the next store, so their latency hides behind the arithmetic instead of
-    // stalling every step (workgroup memory holds one step: 16 KiB is the portable limit).
-    var a_next0 = vec4<f32>(0.0);
-    var a_next1 = vec4<f32>(0.0);
-    var ln_next = array<vec4<u32>, 2>(vec4<u32>(0u), vec4<u32>(0u));
-    var b_next0 = vec4<u32>(0u);
-    var b_next1 = vec4<u32>(0u);
-    if (kbeg < kend) {
-        a_next0 = a_raw(row, kbeg + quad, kend);
-        a_next1 = a_raw(row + 32u, kbeg + quad, kend);
-        if (LN) {
-            ln_next = array<vec4<u32>, 2>(vector_words(p.ln_kind, p.ln_w, kbeg + quad),
-                                          vector_words(p.ln_kind, p.ln_b, kbeg + quad));
-        }
-        b_next0 = b_raw(col, kbeg + quad, kend, phase);
-        b_next1 = b_raw(col + 32u, kbeg + quad, kend, phase);
-    }
     for (var k0 = kbeg; k0 < kend; k0 += 32u) {
         let kq = k0 + quad;
         a_tile[lid] = a_values(a_next0, row, kq, kend, mean.x, rstd.x, ln_next);
