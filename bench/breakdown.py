@@ -10,7 +10,6 @@ submit + wait. The readback round trip of an empty submit is the fixed cost ever
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -29,7 +28,7 @@ def main() -> int:
     args = parser.parse_args()
 
     import phonon_web
-    from bench.measure import GpuClock
+    from bench.measure import GpuClock, emit
     from bench.speed import synthetic_weights
     from phonon_web.gpu.door import run_sync
 
@@ -105,9 +104,7 @@ def main() -> int:
             "speed_x": speech.real_time_factor,
         }
     report["timeline of a budget take"] = take_timeline(engine, voice)
-    print(json.dumps(report, indent=1))
-    if args.out:
-        args.out.write_text(json.dumps(report, indent=1) + "\n")
+    emit(report, args.out)
     return 0
 
 

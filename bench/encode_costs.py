@@ -13,7 +13,6 @@ Each round starts the request again (every timed step works) and times the phase
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import time
@@ -27,14 +26,11 @@ PHASES = ("record", "finish", "submit", "gpu_and_wait")
 
 def encode_phases(engine, steps: int) -> dict[str, float]:
     """Microseconds per step of each phase of one submit of `steps` steps."""
-    from bench.measure import GpuClock
+    from bench.measure import GpuClock, start_endless_take
 
     door, lm = engine.door, engine.lm
     clock = GpuClock(door, lm.state)
-    ids = engine.tokenizer.encode("The birch canoe slid on the smooth planks.")
-    lm.write_request(ids, eos_threshold=1e30, budget=engine.max_frames)
-    door.submit([(lm.start(engine.voices[0]), 1)])
-    clock.settle()
+    start_endless_take(engine, clock)
     stamps = [time.perf_counter()]
     encoder = door.record([(lm.step, steps)])  # what NativeDoor.submit records
     stamps.append(time.perf_counter())
@@ -57,6 +53,7 @@ def main() -> int:
     args = parser.parse_args()
 
     import phonon_web
+    from bench.measure import emit
     from bench.speed import synthetic_weights
 
     engine = phonon_web.load(args.weights or synthetic_weights(args.work)).engine
@@ -69,9 +66,7 @@ def main() -> int:
         "us_per_step": {name: round(statistics.median(r[name] for r in rounds), 2) for name in PHASES},
         "rounds": [{k: round(v, 2) for k, v in r.items()} for r in rounds],
     }
-    print(json.dumps(report, indent=1))
-    if args.out:
-        args.out.write_text(json.dumps(report, indent=1) + "\n")
+    emit(report, args.out)
     return 0
 
 

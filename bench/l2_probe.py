@@ -10,7 +10,6 @@ The H200 run is bench/results/h200-l2-probe-2026-12-01.json (back to back, a ste
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 from pathlib import Path
@@ -32,7 +31,7 @@ def main() -> int:
     args = parser.parse_args()
 
     import phonon_web
-    from bench.measure import GpuClock, pass_gpu_us
+    from bench.measure import GpuClock, emit, pass_gpu_us, start_endless_take
     from bench.speed import synthetic_weights
     from phonon_web.gpu.door import Program
     from phonon_web.gpu.shaders import kernel
@@ -42,7 +41,6 @@ def main() -> int:
     if "timestamp-query" not in door.features:
         raise SystemExit(f"{door.description} has no timestamp-query: nothing to measure with")
     clock = GpuClock(door, lm.state)
-    ids = engine.tokenizer.encode("The birch canoe slid on the smooth planks.")
     size = args.mib << 20
     pipeline = door.pipeline(kernel(str(SCRUB_WGSL)))
     scrub = Program("l2 scrub")
@@ -51,17 +49,12 @@ def main() -> int:
     door.compile(scrub)
     steps = min(args.steps, engine.max_frames - 1)
 
-    def fresh_request():
-        lm.write_request(ids, eos_threshold=1e30, budget=engine.max_frames)  # every timed step works
-        door.submit([(lm.start(engine.voices[0]), 1)])
-        clock.settle()
-
     rounds = {"step": [], "write": [], "step + write": []}
     for _ in range(args.rounds):
-        fresh_request()
+        start_endless_take(engine, clock)
         rounds["step"].append(pass_gpu_us(door, [(lm.step, steps)]) / steps)
         rounds["write"].append(pass_gpu_us(door, [(scrub, steps)]) / steps)
-        fresh_request()
+        start_endless_take(engine, clock)
         rounds["step + write"].append(pass_gpu_us(door, [(lm.step, 1), (scrub, 1)] * steps) / steps)
     us = {name: round(statistics.median(values[1:]), 1) for name, values in rounds.items()}
     us["step after the write"] = round(us["step + write"] - us["write"], 1)
@@ -71,9 +64,7 @@ def main() -> int:
         "us": us,
         "rounds": {name: [round(v, 1) for v in values] for name, values in rounds.items()},
     }
-    print(json.dumps(report, indent=1))
-    if args.out:
-        args.out.write_text(json.dumps(report, indent=1) + "\n")
+    emit(report, args.out)
     return 0
 
 

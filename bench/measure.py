@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 
@@ -49,6 +50,26 @@ class GpuClock:
         encoded = time.perf_counter()
         run_sync(self.door.read(self.probe, 0, 16))
         return encoded - start, time.perf_counter() - start
+
+
+PROBE_TEXT = "The birch canoe slid on the smooth planks."
+
+
+def start_endless_take(engine, clock: GpuClock) -> None:
+    """Start a take of PROBE_TEXT in the first voice that never ends before the engine's frame limit
+    (so every timed step works), and wait until its start has run."""
+    lm = engine.lm
+    lm.write_request(engine.tokenizer.encode(PROBE_TEXT), eos_threshold=1e30, budget=engine.max_frames)
+    engine.door.submit([(lm.start(engine.voices[0]), 1)])
+    clock.settle()
+
+
+def emit(report: dict, out) -> None:
+    """Print a benchmark's report as JSON and write it to `out` (a Path) when one is given."""
+    text = json.dumps(report, indent=1)
+    print(text)
+    if out:
+        out.write_text(text + "\n")
 
 
 def submit_and_read_stamps(door, encoder, queries, count: int) -> list[int]:

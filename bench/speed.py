@@ -78,13 +78,12 @@ def time_steps(engine, steps: int, rounds: int = 5) -> dict:
     encoding (the GPU starts once a submit is encoded; in a take, submits overlap the GPU's work on
     the previous one). Each round starts the request again, so every timed step works (none past the
     end), and the first round warms the clocks and is not kept."""
-    from bench.measure import GpuClock, pass_gpu_us
+    from bench.measure import GpuClock, pass_gpu_us, start_endless_take
     from phonon_web.gpu.door import Program
     from phonon_web.gpu.shaders import kernel
 
     door, lm = engine.door, engine.lm
     clock = GpuClock(door, lm.state)
-    ids = engine.tokenizer.encode("The birch canoe slid on the smooth planks.")
     steps = min(steps, engine.max_frames - 1)
     dispatches = lm.step.dispatch_count
     empty = door.pipeline(kernel(str(EMPTY_WGSL)))
@@ -95,20 +94,15 @@ def time_steps(engine, steps: int, rounds: int = 5) -> dict:
     door.compile(floor_program)
     has_timestamps = "timestamp-query" in door.features
 
-    def fresh_request():
-        lm.write_request(ids, eos_threshold=1e30, budget=engine.max_frames)  # no end: every step works
-        door.submit([(lm.start(engine.voices[0]), 1)])
-        clock.settle()
-
     rows = []
     for _ in range(rounds + 1):
         row = {}
-        fresh_request()
+        start_endless_take(engine, clock)
         encoded, wall = clock.time([(lm.step, steps)])
         row["step_wall"], row["step_encode"] = wall / steps * 1e6, encoded / steps * 1e6
         row["floor_wall"] = clock.time([(floor_program, steps)])[1] / steps * 1e6
         if has_timestamps:
-            fresh_request()
+            start_endless_take(engine, clock)
             row["step_gpu"] = pass_gpu_us(door, [(lm.step, steps)]) / steps
             row["floor_gpu"] = pass_gpu_us(door, [(floor_program, steps)]) / steps
         rows.append(row)
