@@ -5,7 +5,7 @@ whole and with one part taken out at a time (an ablation; the results are wrong 
 
 Shapes: the step's QKV (512 -> 1536, LayerNorm prologue), fc1 (512 -> 2048, LayerNorm, GELU), fc2
 (2048 -> 512, residual) and a one-workgroup product (8 rows). Variants of wgsl/gemv.wgsl are written
-under build/gemv_variants/ and put first on the shader path, each on a device of its own.
+under build/wgsl_variants/ and put first on the shader path, each on a device of its own.
 """
 
 from __future__ import annotations
@@ -39,36 +39,17 @@ CUTS = {
 }
 
 
-def variant_dir(name: str, cuts) -> Path | None:
-    if not cuts:
-        return None
-    text = GEMV.read_text()
-    for old, new in cuts:
-        if old not in text:
-            raise SystemExit(f"{name}: {old!r} is no longer in gemv.wgsl")
-        text = text.replace(old, new)
-    folder = ROOT / "build" / "gemv_variants" / name.replace(" ", "_")
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "gemv.wgsl").write_text(text)
-    return folder
-
-
 def measure(folder: Path | None) -> dict:
     import build_weights as bw
     from bench.dispatch_costs import CHAIN, per_dispatch_us
-    from bench.measure import GpuClock
+    from bench.measure import GpuClock, use_wgsl_folder
     from phonon_web import lm_ops as ops
-    from phonon_web.gpu import shaders
     from phonon_web.gpu.door import STORAGE, Program
     from phonon_web.gpu.native import NativeDoor
     from phonon_web.lm import STATE
     from phonon_web.weights import TensorRef
 
-    shaders._WGSL_DIRS = ((folder,) if folder else ()) + tuple(
-        d for d in shaders._WGSL_DIRS if d.name == "wgsl" and "variants" not in str(d)
-    )
-    shaders.read_wgsl.cache_clear()
-    shaders.kernel_source.cache_clear()
+    use_wgsl_folder(folder)
     door = NativeDoor()
     rng = np.random.default_rng(0)
     blob, refs, offset = bytearray(), {}, 0
@@ -128,10 +109,11 @@ def main() -> int:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     from bench.dispatch_costs import CHAIN, REPEAT
+    from bench.measure import wgsl_variant
 
     report = {"chain": CHAIN, "repeat": REPEAT, "us_per_dispatch": {}}
     for name, cuts in CUTS.items():
-        report["us_per_dispatch"][name] = measure(variant_dir(name, cuts))
+        report["us_per_dispatch"][name] = measure(wgsl_variant(GEMV, name, cuts))
         print(name, report["us_per_dispatch"][name], flush=True)
     if args.out:
         args.out.write_text(json.dumps(report, indent=1) + "\n")

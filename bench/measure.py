@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def best_of(fn: Callable[[], object], repeat: int) -> float:
@@ -115,3 +118,31 @@ def pass_gpu_us(door, programs) -> float:
     compute.end()
     stamps = submit_and_read_stamps(door, encoder, queries, 2)
     return (stamps[1] - stamps[0]) / 1000.0
+
+
+def wgsl_variant(wgsl: Path, name: str, cuts: list[tuple[str, str]]) -> Path | None:
+    """A folder holding `wgsl` with each (old, new) of `cuts` replaced (an ablation: a variant's results
+    are wrong on purpose), under build/wgsl_variants/; None for no cuts."""
+    if not cuts:
+        return None
+    text = wgsl.read_text()
+    for old, new in cuts:
+        if old not in text:
+            raise SystemExit(f"{name}: {old!r} is no longer in {wgsl.name}")
+        text = text.replace(old, new)
+    folder = ROOT / "build" / "wgsl_variants" / wgsl.stem / name.replace(" ", "_")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / wgsl.name).write_text(text)
+    return folder
+
+
+def use_wgsl_folder(folder: Path | None) -> None:
+    """Put `folder` (a wgsl_variant) first on the shader path for the devices made from now on; None
+    goes back to the project's shaders alone."""
+    from phonon_web.gpu import shaders
+
+    shaders._WGSL_DIRS = ((folder,) if folder else ()) + tuple(
+        d for d in shaders._WGSL_DIRS if "wgsl_variants" not in str(d)
+    )
+    shaders.read_wgsl.cache_clear()
+    shaders.kernel_source.cache_clear()

@@ -3,9 +3,9 @@
 Everything GPU-side exists after construction. A request writes its ids and parameters, then submits
 prebuilt command lists, each holding F language-model steps, one codec chunk of F frames and three
 copies into a staging buffer (the state words, the chunk's samples, its frames' alignment rows).
-F goes 1, 2, 4, 8, then 16: the first audio comes after one frame, and each chunk is made before the
+F goes 1, 2, 4, 8, 16, then 32: the first audio comes after one frame, and each chunk is made before the
 audio already delivered has played even on a slow GPU; on a GPU that the previous take showed to be
-fast, F goes 1 then 16 (the ramp's small chunks cost a codec pass each: ~0.6 ms of an H200's time a
+fast, F goes 1 then 32 (the ramp's small chunks cost a codec pass each: ~0.6 ms of an H200's time a
 take). Nothing waits on the GPU between steps: the state buffer on the GPU says which frame comes next
 and when speech ended, every kernel past the end returns at once, and the CPU reads each staging
 buffer back a submit or two behind the GPU, through a small ring of them; the word and token times
@@ -46,13 +46,16 @@ from .tokenizer import Tokenizer
 from .weights import Weights
 from .word_spans import attach
 
-FIRST_CHUNKS = (1, 2, 4, 8)  # frames of the first chunks: the first audio comes after one frame
-CHUNK_FRAMES = 16  # then every chunk has this many: fewer submits, readbacks and codec passes
+FIRST_CHUNKS = (1, 2, 4, 8, 16)  # frames of the first chunks: the first audio comes after one frame
+# then every chunk has this many: fewer submits, readbacks and codec passes. The codec's fixed costs
+# (its small kernels, split-K reductions, barriers) are shared by more frames: on an H200 a chunk of 32
+# costs 37.6 us a frame against 46.5 for 16 (bench/results/h200-codec-chunk-32-2026-12-01.json).
+CHUNK_FRAMES = 32
 # A take skips the ramp (chunks of FIRST_CHUNKS[0], then CHUNK_FRAMES) when the previous take ran at
 # least this many times faster than real time. The second chunk must come before the first one's audio
-# (80 ms a frame) has played: CHUNK_FRAMES frames take 16 x 80 / speed ms, under 80 ms above 16x; 64x
+# (80 ms a frame) has played: CHUNK_FRAMES frames take 32 x 80 / speed ms, under 80 ms above 32x; 128x
 # leaves a margin of 4 for a take slower than the last one.
-SKIP_RAMP_ABOVE = 64.0
+SKIP_RAMP_ABOVE = 128.0
 LEAD_STEPS = (2, 4, 8)  # steps of chunk 1 submitted ahead of the rest of it (Engine._pieces)
 FRAME_SECONDS = 0.08  # one frame of audio (12.5 frames a second)
 STAGING_SLOTS = 4  # readback buffers in the ring: more than the submits in flight

@@ -57,7 +57,7 @@ def test_same_seed_same_samples_whatever_the_chunk_schedule(door, files, engine)
 
 def test_a_fast_take_skips_the_ramp(door, files):
     """After a take faster than `skip_ramp_above` times real time, the next take's chunks are 1 frame,
-    then 16 (no 2, 4 and 8), with the same samples bit for bit and no GPU object made; after a slower
+    then 32 (no 2, 4, 8 and 16), with the same samples bit for bit and no GPU object made; after a slower
     take the ramp comes back."""
     spf = 1920
     engine = Engine(door, files, max_frames=40, skip_ramp_above=0.0)  # every take counts as fast
@@ -90,13 +90,13 @@ def test_a_fast_take_skips_the_ramp(door, files):
         fast_sizes, fast = sizes(3)
     finally:
         del engine.door.submit
-    assert fast_sizes == [1, 16, 16, 7]
+    assert fast_sizes == [1, 32, 7]
     assert fast.audio.tobytes() == ramp.audio.tobytes()
     assert engine.door.created == created
-    # after the start's pieces: chunk 0 (1 step), chunk 1's steps in pieces of 2, 4, 8 and the last 2
-    # with its codec chunk, then whole chunks; chunk 0 is delivered once the piece of 2 is queued
+    # after the start's pieces: chunk 0 (1 step), chunk 1's steps in pieces of 2, 4, 8 and the last 18
+    # with its codec chunk, then the last 7; chunk 0 is delivered once the piece of 2 is queued
     steps = [e for e in events if e]
-    assert steps[:7] == [[1], [2], "audio", [4], [8], [2], [16]] and steps.count("audio") == 4
+    assert steps[:7] == [[1], [2], "audio", [4], [8], [18], [7]] and steps.count("audio") == 3
     engine.skip_ramp_above = engine.last_take_speed * 1e6  # no take is that fast
     assert sizes(3)[0] == ramp_sizes
 
