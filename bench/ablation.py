@@ -52,10 +52,11 @@ ABLATIONS = {
 FRAMES = 16  # a codec chunk's frames; the steps timed in one pass
 
 
-def work(engine, what: str):
+def work(engine, what: str, first_frame: int = 1):
     """The Program timed, how many times a pass runs it, and what makes each pass start alike: a
-    codec chunk from a reset codec, 16 steps from frame 1 of a take that never ends early (the state
-    would otherwise run on past the take's budget: steps past it return at once)."""
+    codec chunk from a reset codec; 16 steps from frame `first_frame` (at least 1) of a take that
+    never ends early (the state would otherwise run on past the take's budget, where steps return at
+    once)."""
     from bench.measure import PROBE_TEXT
 
     door = engine.door
@@ -69,12 +70,12 @@ def work(engine, what: str):
         lm.write_request(ids, eos_threshold=1e30, budget=engine.max_frames)
         # frame 0 too: its backbone is skipped (its hidden state comes from the prefill), where a
         # variant without the gate would run it
-        door.submit([(lm.start(engine.voices[0]), 1), (lm.step, 1)])
+        door.submit([(lm.start(engine.voices[0]), 1), (lm.step, first_frame)])
 
     return lm.step, FRAMES, restart
 
 
-def measure(weights: Path, what: str, folder: Path | None, repeat: int) -> dict:
+def measure(weights: Path, what: str, folder: Path | None, repeat: int, first_frame: int = 1) -> dict:
     import phonon_web
     from bench.codec_costs import make_frames
     from bench.gpu_profile import INSIDE_PASSES, profile_in_one_pass
@@ -86,7 +87,7 @@ def measure(weights: Path, what: str, folder: Path | None, repeat: int) -> dict:
     door = engine.door
     if what == "codec":
         make_frames(engine, 2 * FRAMES)
-    program, times, before = work(engine, what)
+    program, times, before = work(engine, what, first_frame)
     start = time.perf_counter()
     while time.perf_counter() - start < 0.2:  # clocks up
         before()
@@ -114,6 +115,10 @@ def main() -> int:
     parser.add_argument("--weights", type=Path, help="build_weights.py output (default: synthetic)")
     parser.add_argument("--work", type=Path, default=ROOT / "build" / "bench")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--from-frame", type=int, nargs="+", default=[1],
+        help="step: time the 16 steps from each of these frames (the attention's keys grow with them)",
+    )
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     from bench.measure import emit, wgsl_variant
@@ -125,9 +130,11 @@ def main() -> int:
         wgsl, cuts = ABLATIONS[what]
         report[what] = {}
         for name, change in cuts.items():
-            result = measure(weights, what, wgsl_variant(wgsl, name, change), args.repeat)
-            report[what][name] = result
-            print(what, name, result["pass_us"], "us a pass", file=sys.stderr, flush=True)
+            for frame in args.from_frame if what == "step" else [1]:
+                result = measure(weights, what, wgsl_variant(wgsl, name, change), args.repeat, frame)
+                label = name if frame == 1 else f"{name}, from frame {frame}"
+                report[what][label] = result
+                print(what, label, result["pass_us"], "us a pass", file=sys.stderr, flush=True)
     emit(report, args.out)
     return 0
 

@@ -43,6 +43,29 @@ def encode_phases(engine, steps: int) -> dict[str, float]:
     return {name: (b - a) / steps * 1e6 for name, a, b in zip(PHASES, stamps[:-1], stamps[1:], strict=True)}
 
 
+def codec_phases(engine, frames: int, repeat: int = 5) -> dict[str, float]:
+    """Microseconds of each phase of one submit of a codec chunk of `frames` frames (the median of
+    `repeat`; the GPU's part is short: no frames are waiting, so its kernels return at once)."""
+    from bench.measure import GpuClock
+
+    door, codec = engine.door, engine.codec
+    clock = GpuClock(door, engine.lm.state)
+    runs = []
+    for _ in range(repeat):
+        clock.settle()
+        stamps = [time.perf_counter()]
+        encoder = door.record([(codec.chunk[frames], 1)])
+        stamps.append(time.perf_counter())
+        command_buffer = encoder.finish()
+        stamps.append(time.perf_counter())
+        door.queue.submit([command_buffer])
+        stamps.append(time.perf_counter())
+        clock.settle()
+        stamps.append(time.perf_counter())
+        runs.append([(b - a) * 1e6 for a, b in zip(stamps[:-1], stamps[1:], strict=True)])
+    return {name: round(statistics.median(r[i] for r in runs), 2) for i, name in enumerate(PHASES)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--weights", type=Path, default=None)
@@ -65,6 +88,7 @@ def main() -> int:
         "dispatches_per_step": engine.lm.step.dispatch_count,
         "us_per_step": {name: round(statistics.median(r[name] for r in rounds), 2) for name in PHASES},
         "rounds": [{k: round(v, 2) for k, v in r.items()} for r in rounds],
+        "codec_chunk_us": {frames: codec_phases(engine, frames) for frames in sorted(engine.codec.chunk)},
     }
     emit(report, args.out)
     return 0

@@ -56,7 +56,11 @@ CHUNK_FRAMES = 32
 # (80 ms a frame) has played: CHUNK_FRAMES frames take 32 x 80 / speed ms, under 80 ms above 32x; 128x
 # leaves a margin of 4 for a take slower than the last one.
 SKIP_RAMP_ABOVE = 128.0
-LEAD_STEPS = (2, 4, 8)  # steps of chunk 1 submitted ahead of the rest of it (Engine._pieces)
+# Steps of chunk 1 submitted ahead of the rest of it (Engine._pieces). They grow to 8 and stay there: a
+# piece must be encoded while the GPU runs the pieces before it, and the CPU of a lent H200 took about
+# 170 us to encode a step that the GPU ran in 210, so a piece twice the last one's size left the GPU
+# idle (2 ms a take, before chunk 2's 32 steps + codec chunk, 5.5 ms to encode, found little queued).
+LEAD_STEPS = (2, 4, 8, 8, 8)
 FRAME_SECONDS = 0.08  # one frame of audio (12.5 frames a second)
 STAGING_SLOTS = 4  # readback buffers in the ring: more than the submits in flight
 STATE_BYTES = 4 * STATE_WORDS

@@ -93,10 +93,10 @@ def test_a_fast_take_skips_the_ramp(door, files):
     assert fast_sizes == [1, 32, 7]
     assert fast.audio.tobytes() == ramp.audio.tobytes()
     assert engine.door.created == created
-    # after the start's pieces: chunk 0 (1 step), chunk 1's steps in pieces of 2, 4, 8 and the last 18
-    # with its codec chunk, then the last 7; chunk 0 is delivered once the piece of 2 is queued
+    # after the start's pieces: chunk 0 (1 step), chunk 1's steps in pieces of 2, 4, 8, 8, 8 and the
+    # last 2 with its codec chunk, then the last 7; chunk 0 is delivered once the piece of 2 is queued
     steps = [e for e in events if e]
-    assert steps[:7] == [[1], [2], "audio", [4], [8], [18], [7]] and steps.count("audio") == 3
+    assert steps[:9] == [[1], [2], "audio", [4], [8], [8], [8], [2], [7]] and steps.count("audio") == 3
     engine.skip_ramp_above = engine.last_take_speed * 1e6  # no take is that fast
     assert sizes(3)[0] == ramp_sizes
 
