@@ -1,7 +1,9 @@
-"""What bounds the codec's GEMMs and the step's kernels: a codec chunk of 16 frames, or 16 steps, with
-a shader whole and with one part taken out at a time (an ablation; the results are wrong on purpose).
+"""What bounds the codec's GEMMs and the step's kernels: a codec chunk of 16 frames (--frames), or 16
+steps, with a shader whole and with one part taken out at a time (an ablation; the results are wrong on
+purpose).
 
-    python bench/ablation.py [codec] [step] [--weights DIR] [--repeat 5] [--out FILE.json]
+    python bench/ablation.py [codec] [step] [--weights DIR] [--repeat 5] [--frames 16]
+                             [--from-frame 1 ...] [--out FILE.json]
 
 codec (wgsl/codec_gemm.wgsl): the products (the inner loop's fused multiply-adds and its
 workgroup-memory reads), the loads of the K steps after the first (each step reuses the first one's
@@ -49,10 +51,10 @@ ABLATIONS = {
         },
     ),
 }
-FRAMES = 16  # a codec chunk's frames; the steps timed in one pass
+STEPS = 16  # the steps timed in one pass
 
 
-def work(engine, what: str, first_frame: int = 1):
+def work(engine, what: str, first_frame: int = 1, frames: int = 16):
     """The Program timed, how many times a pass runs it, and what makes each pass start alike: a
     codec chunk from a reset codec; 16 steps from frame `first_frame` (at least 1) of a take that
     never ends early (the state would otherwise run on past the take's budget, where steps return at
@@ -62,7 +64,7 @@ def work(engine, what: str, first_frame: int = 1):
     door = engine.door
     if what == "codec":
         codec = engine.codec
-        return codec.chunk[FRAMES], 1, lambda: door.submit([(codec.reset, 1)])
+        return codec.chunk[frames], 1, lambda: door.submit([(codec.reset, 1)])
     lm = engine.lm
     ids = engine.tokenizer.encode(PROBE_TEXT)
 
@@ -72,10 +74,12 @@ def work(engine, what: str, first_frame: int = 1):
         # variant without the gate would run it
         door.submit([(lm.start(engine.voices[0]), 1), (lm.step, first_frame)])
 
-    return lm.step, FRAMES, restart
+    return lm.step, STEPS, restart
 
 
-def measure(weights: Path, what: str, folder: Path | None, repeat: int, first_frame: int = 1) -> dict:
+def measure(
+    weights: Path, what: str, folder: Path | None, repeat: int, first_frame: int = 1, frames: int = 16
+) -> dict:
     import phonon_web
     from bench.codec_costs import make_frames
     from bench.gpu_profile import INSIDE_PASSES, profile_in_one_pass
@@ -86,8 +90,8 @@ def measure(weights: Path, what: str, folder: Path | None, repeat: int, first_fr
     engine = phonon_web.load(weights, door=NativeDoor(extra_features=(INSIDE_PASSES,))).engine
     door = engine.door
     if what == "codec":
-        make_frames(engine, 2 * FRAMES)
-    program, times, before = work(engine, what, first_frame)
+        make_frames(engine, 2 * frames)
+    program, times, before = work(engine, what, first_frame, frames)
     start = time.perf_counter()
     while time.perf_counter() - start < 0.2:  # clocks up
         before()
@@ -115,6 +119,7 @@ def main() -> int:
     parser.add_argument("--weights", type=Path, help="build_weights.py output (default: synthetic)")
     parser.add_argument("--work", type=Path, default=ROOT / "build" / "bench")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--frames", type=int, default=16, help="codec: the chunk's frames (a chunk size)")
     parser.add_argument(
         "--from-frame", type=int, nargs="+", default=[1],
         help="step: time the 16 steps from each of these frames (the attention's keys grow with them)",
@@ -125,13 +130,14 @@ def main() -> int:
     from bench.speed import synthetic_weights
 
     weights = args.weights or synthetic_weights(args.work)
-    report = {"frames": FRAMES}
+    report = {"codec_frames": args.frames, "steps": STEPS}
     for what in args.what or sorted(ABLATIONS):
         wgsl, cuts = ABLATIONS[what]
         report[what] = {}
         for name, change in cuts.items():
             for frame in args.from_frame if what == "step" else [1]:
-                result = measure(weights, what, wgsl_variant(wgsl, name, change), args.repeat, frame)
+                folder = wgsl_variant(wgsl, name, change)
+                result = measure(weights, what, folder, args.repeat, frame, args.frames)
                 label = name if frame == 1 else f"{name}, from frame {frame}"
                 report[what][label] = result
                 print(what, label, result["pass_us"], "us a pass", file=sys.stderr, flush=True)
