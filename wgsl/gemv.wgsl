@@ -128,13 +128,13 @@ fn row_dot(row: u32, lane: u32) -> f32 {
 }
 
 // ---- epilogues ----------------------------------------------------------------------------------
-// The end-of-speech logit and decision, from the state words the row's invocation loaded up front
-// (load_tail): nothing else in this dispatch writes them.
-fn end_of_speech(logit: f32, s: EosState) {
-    extra[s.frame] = bitcast<u32>(logit);
-    if (s.end == 0u && s.frame >= s.min_frames && logit > bitcast<f32>(s.threshold)) {
-        state[S_END] = min(s.frame + 1u + s.after, s.budget);
-        state[S_EOS_FRAME] = s.frame;
+fn end_of_speech(logit: f32) {
+    let frame = state[S_FRAMES];
+    extra[frame] = bitcast<u32>(logit);
+    let threshold = bitcast<f32>(state[S_EOS_THRESHOLD]);
+    if (state[S_END] == 0u && frame >= state[S_MIN_FRAMES] && logit > threshold) {
+        state[S_END] = min(frame + 1u + state[S_FRAMES_AFTER_EOS], state[S_BUDGET]);
+        state[S_EOS_FRAME] = frame;
     }
 }
 
@@ -156,7 +156,7 @@ fn epilogue(row: u32, value: f32, t: Tail) {
         if (row < cond_rows) {
             dst[out] = v + t.b;
         } else if (row == cond_rows) {
-            end_of_speech(v, t.eos);
+            end_of_speech(v);
         }
     }
 }

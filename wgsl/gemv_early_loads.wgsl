@@ -88,11 +88,8 @@ fn load_merge_inputs(lid: u32) -> MergeInputs {
 }
 
 // The epilogue's reads (invocation r < ROWS takes row r): a the bias's word (bias_value), b the old
-// value (residuals) or the time embedding (E_COND_EOS), c the gate (E_GATED_RESIDUAL); for the
-// end-of-speech row (E_COND_EOS), the state words its decision reads (end_of_speech), so that the
-// decision, the kernel's last work, does not wait a memory latency for them.
-struct EosState { frame: u32, end: u32, min_frames: u32, threshold: u32, after: u32, budget: u32 }
-struct Tail { a: u32, b: f32, c: f32, eos: EosState }
+// value (residuals) or the time embedding (E_COND_EOS), c the gate (E_GATED_RESIDUAL).
+struct Tail { a: u32, b: f32, c: f32 }
 
 fn load_tail(group: u32, lid: u32) -> Tail {
     var t: Tail;
@@ -102,10 +99,6 @@ fn load_tail(group: u32, lid: u32) -> Tail {
         if (EPILOGUE == E_RESIDUAL || EPILOGUE == E_GATED_RESIDUAL) { t.b = dst[params.dst_offset + r]; }
         if (EPILOGUE == E_GATED_RESIDUAL) { t.c = aux[params.mod_gate + r]; }
         if (EPILOGUE == E_COND_EOS && r < params.segs[0].end) { t.b = aux[params.aux_offset + r]; }
-        if (EPILOGUE == E_COND_EOS && r == params.segs[0].end) {
-            t.eos = EosState(state[S_FRAMES], state[S_END], state[S_MIN_FRAMES], state[S_EOS_THRESHOLD],
-                             state[S_FRAMES_AFTER_EOS], state[S_BUDGET]);
-        }
     }
     return t;
 }

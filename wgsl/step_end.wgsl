@@ -179,10 +179,6 @@ fn main(ids: Ids) {
     let bias1 = vector_word(params.proj_bias_kind, params.proj_bias, min(r1, F - 1u));
     var next_noise = 0.0;  // arithmetic only, while the loads above are on their way
     if (lid < LATENT) { next_noise = noise_value(seed, frame + 1u, lid) * noise_scale; }
-    // the advance's state words, for invocation 0 (read at the end they cost the kernel's last work a
-    // memory latency; nothing in this dispatch writes them before the advance)
-    var advance = vec3<u32>(0u);  // position, end, budget
-    if (lid == 0u) { advance = vec3<u32>(state[S_POS], state[S_END], state[S_BUDGET]); }
     if (skip_workgroup(params.gate, lid)) { return; }
 
     // adaLN of the flow residual: LayerNorm without affine (sum and sum of squares in one pass, as
@@ -234,12 +230,11 @@ fn main(ids: Ids) {
         flow_x[r1] = latent_row_dot(pr1, pm.proj_kind, pm.proj_word, pm.proj_scales, pm.proj_padded, r1, LATENT)
             + vector_value(pm.proj_bias_kind, bias1, min(r1, F - 1u));
     }
-    // The advance needs no barrier before it: every invocation read the state words it uses before
-    // the gate's barrier, and the next step's kernels see this dispatch's writes whole.
+    workgroupBarrier();
     if (lid == 0u) {
         let made = frame + 1u;
         state[S_FRAMES] = made;
-        state[S_POS] = advance.x + 1u;
-        if (advance.y == 0u && made >= advance.z) { state[S_END] = advance.z; }
+        state[S_POS] = state[S_POS] + 1u;
+        if (state[S_END] == 0u && made >= state[S_BUDGET]) { state[S_END] = state[S_BUDGET]; }
     }
 }
