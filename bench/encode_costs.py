@@ -24,15 +24,11 @@ sys.path.insert(0, str(ROOT))
 PHASES = ("record", "finish", "submit", "gpu_and_wait")
 
 
-def encode_phases(engine, steps: int) -> dict[str, float]:
-    """Microseconds per step of each phase of one submit of `steps` steps."""
-    from bench.measure import GpuClock, start_endless_take
-
-    door, lm = engine.door, engine.lm
-    clock = GpuClock(door, lm.state)
-    start_endless_take(engine, clock)
+def submit_phases(door, clock, programs) -> list[float]:
+    """Microseconds of each phase (PHASES) of one submit of [(program, repeat)], recorded by the door's
+    own NativeDoor.record, from the moment `clock` last settled."""
     stamps = [time.perf_counter()]
-    encoder = door.record([(lm.step, steps)])  # what NativeDoor.submit records
+    encoder = door.record(programs)  # what NativeDoor.submit records
     stamps.append(time.perf_counter())
     command_buffer = encoder.finish()
     stamps.append(time.perf_counter())
@@ -40,7 +36,18 @@ def encode_phases(engine, steps: int) -> dict[str, float]:
     stamps.append(time.perf_counter())
     clock.settle()
     stamps.append(time.perf_counter())
-    return {name: (b - a) / steps * 1e6 for name, a, b in zip(PHASES, stamps[:-1], stamps[1:], strict=True)}
+    return [(b - a) * 1e6 for a, b in zip(stamps[:-1], stamps[1:], strict=True)]
+
+
+def encode_phases(engine, steps: int) -> dict[str, float]:
+    """Microseconds per step of each phase of one submit of `steps` steps."""
+    from bench.measure import GpuClock, start_endless_take
+
+    door, lm = engine.door, engine.lm
+    clock = GpuClock(door, lm.state)
+    start_endless_take(engine, clock)
+    phases = submit_phases(door, clock, [(lm.step, steps)])
+    return {name: us / steps for name, us in zip(PHASES, phases, strict=True)}
 
 
 def codec_phases(engine, frames: int, repeat: int = 5) -> dict[str, float]:
@@ -53,16 +60,7 @@ def codec_phases(engine, frames: int, repeat: int = 5) -> dict[str, float]:
     runs = []
     for _ in range(repeat):
         clock.settle()
-        stamps = [time.perf_counter()]
-        encoder = door.record([(codec.chunk[frames], 1)])
-        stamps.append(time.perf_counter())
-        command_buffer = encoder.finish()
-        stamps.append(time.perf_counter())
-        door.queue.submit([command_buffer])
-        stamps.append(time.perf_counter())
-        clock.settle()
-        stamps.append(time.perf_counter())
-        runs.append([(b - a) * 1e6 for a, b in zip(stamps[:-1], stamps[1:], strict=True)])
+        runs.append(submit_phases(door, clock, [(codec.chunk[frames], 1)]))
     return {name: round(statistics.median(r[i] for r in runs), 2) for i, name in enumerate(PHASES)}
 
 
