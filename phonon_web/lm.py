@@ -227,6 +227,7 @@ class LanguageModel:
         align_head: int = 0,
         subgroups: bool | None = None,
         prefill_voices: bool = True,
+        fuse_mlp: bool = True,
     ):
         if hasattr(config, "config"):  # a Manifest
             generation_config = generation_config or config.generation_config
@@ -247,6 +248,7 @@ class LanguageModel:
         self.kv_f16 = kv_f16
         self.align_layer = align_layer
         self.align_head = align_head
+        self.fuse_mlp = fuse_mlp
 
         width = config.get("audio_prompt_dim") or weights[_SPEAKER_PROJ].cols
         self.voice_rows = {}
@@ -279,7 +281,11 @@ class LanguageModel:
         # the step's vectors
         self.x = buf(d.hidden, "x")
         self.mlp = buf(d.mlp, "mlp")
-        self.partials = buf(d.heads * self.splits * self.part_stride, "attention partials")
+        # the attention's parts, then two sets of a fused feed-forward's sums (two words an element):
+        # layer l's block adds to set l % 2 while the layer after reads set (l - 1) % 2 (gemv.wgsl)
+        parts = d.heads * self.splits * self.part_stride
+        self.sums_at = (parts, parts + 2 * d.hidden)
+        self.partials = buf(parts + 4 * d.hidden, "attention partials + feed-forward sums")
         self.hidden = buf(d.flow + d.hidden, "flow condition + hidden")
         self.mods = buf(d.flow_blocks * 3 * d.flow + 2 * d.flow, "adaLN modulations")
         self.flow_x = buf(d.flow, "flow x")
@@ -610,6 +616,11 @@ class LanguageModel:
         self._prefill_layers(program, size, text=True, kv=self.kv)
         k.copy_row(program, state=self.state, rows=self.rows_x, x=self.x, hidden=d.hidden)
 
+    def _fused(self, layer: int) -> bool:
+        """Whether `layer`'s feed-forward is one dispatch (E_DOWN_SPLIT). The last layer's is not: what
+        reads its output (the final norm, the end-of-speech head) reads x whole."""
+        return self.fuse_mlp and 0 <= layer < self.dims.layers - 1
+
     def _build_step(self, program: Program) -> None:
         d, k = self.dims, self.kernels
         B = ops.GATE_BACKBONE
@@ -617,6 +628,9 @@ class LanguageModel:
             p = f"flow_lm.transformer.layers.{layer}."
             align = layer == self.align_layer
             heads = dict(head_dim=d.head_dim, heads=d.heads)
+            # the sums of the previous layer's fused feed-forward, which x lacks, and this layer's
+            sums_in = self.sums_at[(layer - 1) % 2] if self._fused(layer - 1) else None
+            sums_out = self.sums_at[layer % 2] if self._fused(layer) else None
             k.attention_step(
                 program,
                 state=self.state,
@@ -635,6 +649,8 @@ class LanguageModel:
                 align=align,
                 align_head=self.align_head,
                 align_stride=self.max_text_tokens,
+                sum_in=sums_in,
+                sum_clear=sums_out,
                 **heads,
                 **ops.ln_fields(self._w(p + "norm1.weight"), self._w(p + "norm1.bias"), d.eps),
             )
@@ -653,9 +669,27 @@ class LanguageModel:
                 align=int(align),
                 align_head=self.align_head,
                 align_stride=self.max_text_tokens,
+                sum_in=sums_in,
                 label=f"out proj {layer}",
                 **heads,
             )
+            norm2 = ops.ln_fields(self._w(p + "norm2.weight"), self._w(p + "norm2.bias"), d.eps)
+            if sums_out is not None:
+                k.gemv(
+                    program,
+                    [ops.Segment(self._w(p + "linear1.weight"))],
+                    prologue=ops.P_LAYERNORM,
+                    epilogue=ops.E_DOWN_SPLIT,
+                    down=ops.Segment(self._w(p + "linear2.weight")),
+                    state=self.state,
+                    src=self.x,
+                    extra=self.partials,
+                    gate=B,
+                    sum_out=sums_out,
+                    label=f"feed-forward {layer}",
+                    **norm2,
+                )
+                continue
             k.gemv(
                 program,
                 [ops.Segment(self._w(p + "linear1.weight"))],
@@ -666,7 +700,7 @@ class LanguageModel:
                 dst=self.mlp,
                 gate=B,
                 label=f"fc1 {layer}",
-                **ops.ln_fields(self._w(p + "norm2.weight"), self._w(p + "norm2.bias"), d.eps),
+                **norm2,
             )
             k.gemv(
                 program,

@@ -39,7 +39,8 @@ GATE_ALWAYS, GATE_STEP, GATE_BACKBONE = 0, 1, 2
 
 # gemv.wgsl prologues and epilogues
 P_LOAD, P_LAYERNORM, P_ADALN, P_SILU, P_ATTN_MERGE, P_NOISE = range(6)
-E_STORE, E_GELU, E_SILU, E_RESIDUAL, E_GATED_RESIDUAL, E_COND_EOS = range(6)
+E_STORE, E_GELU, E_SILU, E_RESIDUAL, E_GATED_RESIDUAL, E_COND_EOS, E_DOWN_SPLIT = range(7)
+SUM_MAX_SHARES = 4095  # workgroups one E_DOWN_SPLIT may add to its sums (lm_math.wgsl)
 GEMV_LANES = (128, 64, 32, 16, 8)  # lanes per row a gemv may use; a workgroup (256) does 256 / lanes rows
 # A gemv takes the most lanes a row (no more than its q8 rows have 16-byte chunks) that keep it within
 # this many workgroups, else the fewest: fewer, wider workgroups repeat the prologue less often in all,
@@ -67,7 +68,7 @@ _KIND = {"q8": 0, "f16": 1, "f32": 2}
 _GEMV_HEADER = (
     "gate rows n_segments src_offset ln_w ln_b ln_kind ln_affine ln_eps mod_shift mod_scale mod_gate "
     "dst_offset normed_offset write_normed head_dim heads part_stride align align_head align_stride "
-    "aux_offset _pad0 _pad1"
+    "aux_offset sum_in sum_out"
 ).split()
 _FLOATS = {"ln_eps", "eps"}
 
@@ -169,12 +170,15 @@ class _LmKernelsBase:
         gate: int = GATE_ALWAYS,
         splits: int = 1,
         lanes: int | None = None,
+        down: Segment | None = None,
         label: str = "gemv",
         **fields,
     ) -> None:
         """y = W x over the rows of `segments` (all with the same number of columns). `splits`: with
         P_ATTN_MERGE, the attention's splits per head (a kernel constant, so the merge's loops over them
-        run a fixed number of times). `lanes` per row: None chooses (see GEMV_MAX_GROUPS)."""
+        run a fixed number of times). `lanes` per row: None chooses (see GEMV_MAX_GROUPS).
+        E_DOWN_SPLIT: `down` is fc2 (its columns are the rows here); y goes through GELU and fc2 into the
+        exact sums at word `sum_out` of `extra` (gemv.wgsl)."""
         if not 1 <= len(segments) <= MAX_SEGMENTS:
             raise ValueError(f"{label}: 1 to {MAX_SEGMENTS} segments")
         k = segments[0].weight.cols
@@ -212,17 +216,25 @@ class _LmKernelsBase:
                 _KIND[bias.kind] if bias else 0,
                 int(bias is not None),
             ]
-        seg_words += [0] * (8 * (MAX_SEGMENTS - len(segments)))
+        n_segments = len(segments)
+        if epilogue == E_DOWN_SPLIT:
+            seg_words += self._down_words(down, end, lanes, extra, label)
+        elif down is not None:
+            raise ValueError(f"{label}: `down` goes with E_DOWN_SPLIT only")
+        seg_words += [0] * (8 * MAX_SEGMENTS - len(seg_words))
         values = {name: 0 for name in _GEMV_HEADER}
-        values.update(gate=gate, rows=end, n_segments=len(segments), ln_eps=1e-5)
+        values.update(gate=gate, rows=end, n_segments=n_segments, ln_eps=1e-5)
+        sum_in = fields.pop("sum_in", None)  # the word of the sums E_RESIDUAL adds (None: none)
+        values["sum_in"] = 0 if sum_in is None else 1 + sum_in
         for name, value in fields.items():
             if name not in values or name.startswith("_") or name in ("rows", "n_segments"):
                 raise TypeError(f"{label}: unknown gemv field {name}")
             values[name] = value
         data = pack_params(*[_field(n, values[n]) for n in _GEMV_HEADER], *seg_words)
+        extra_file = "gemv_extra_atomic.wgsl" if epilogue == E_DOWN_SPLIT else "gemv_extra.wgsl"
         kern = self._kernel(
             "gemv.wgsl",
-            parts=("row_dot.wgsl", "gemv_early_loads.wgsl", "gemv_prologues.wgsl"),
+            parts=("row_dot.wgsl", extra_file, "gemv_early_loads.wgsl", "gemv_prologues.wgsl"),
             state=True,
             weights=True,
             reduce=True,
@@ -232,6 +244,7 @@ class _LmKernelsBase:
             EPILOGUE=epilogue,
             SPLITS=splits if prologue == P_ATTN_MERGE else 1,
             LANES=lanes,
+            DOWN=down.weight.rows if epilogue == E_DOWN_SPLIT else 1,
         )
         buffers = [
             self._params(data, label),
@@ -243,6 +256,31 @@ class _LmKernelsBase:
             self._w(extra),
         ]
         self._dispatch(program, kern, buffers, _ceil(end, 256 // lanes))
+
+    def _down_words(self, down: Segment | None, rows: int, lanes: int, sums, label: str) -> list[int]:
+        """E_DOWN_SPLIT's fc2 as gemv.wgsl's segs[1], after checking that the kernel can take it."""
+        if down is None or sums is None:
+            raise ValueError(f"{label}: E_DOWN_SPLIT needs `down` (fc2) and `extra` (its sums)")
+        w = down.weight
+        if w.cols != rows:
+            raise ValueError(f"{label}: {w.name} has {w.cols} columns, not the {rows} rows of fc1")
+        if lanes > 64:  # each workgroup's rows are read four at a time
+            raise ValueError(f"{label}: E_DOWN_SPLIT takes at most 64 lanes a row, got {lanes}")
+        if _ceil(rows, 256 // lanes) > SUM_MAX_SHARES:
+            raise ValueError(f"{label}: more than {SUM_MAX_SHARES} workgroups would add to one sum")
+        if w.kind != "q8" and w.cols % 8:
+            raise ValueError(f"{label}: {w.name}: {w.cols} columns do not split into 16-byte reads")
+        bias = down.bias
+        return [
+            w.rows,
+            _KIND[w.kind],
+            w.word,
+            w.scales_word,
+            w.padded_cols,
+            bias.word if bias else 0,
+            _KIND[bias.kind] if bias else 0,
+            int(bias is not None),
+        ]
 
 
 def _field(name: str, value):
@@ -308,11 +346,15 @@ class LmKernelsMore:
         align_head: int,
         align_stride: int,
         gate: int = GATE_BACKBONE,
+        sum_in: int | None = None,
+        sum_clear: int | None = None,
         **ln,
     ) -> None:
         """LayerNorm (`ln`: ln_fields), the q/k/v rows of `in_proj` (no bias), RoPE, the new key and value
         into `kv` and attention over it, left in `partials` as `splits` parts a head for the output
-        projection's merge: splits - 1 over the cached keys (`chunk` at most each), one for the new key."""
+        projection's merge: splits - 1 over the cached keys (`chunk` at most each), one for the new key.
+        `sum_in`: the word in `partials` of a fused feed-forward's sums to add to x (None: x alone);
+        `sum_clear`: the word of the sums to clear for this layer's own fused feed-forward."""
         if head_dim not in (16, 32, 64):
             raise ValueError(f"head_dim {head_dim}: the step's attention takes 16, 32 or 64")
         if splits < 2:
@@ -332,7 +374,8 @@ class LmKernelsMore:
             gate, layer, layers, heads, part_stride, row_words, int(align), align_head,
             align_stride, head_dim**-0.5, _KIND[in_proj.kind], in_proj.word,
             in_proj.scales_word, fields["ln_w"], fields["ln_b"], fields["ln_kind"],
-            fields["ln_affine"], float(fields["ln_eps"]), 0, 0,
+            fields["ln_affine"], float(fields["ln_eps"]),
+            0 if sum_in is None else 1 + sum_in, 0 if sum_clear is None else 1 + sum_clear,
         )  # fmt: skip
         k = self._kernel(
             "attention_step.wgsl", state=True, weights=True, reduce=True, kv=True,

@@ -25,6 +25,11 @@
 // On the alignment layer, head `align_head` also leaves its raw scores over the text keys in this
 // frame's alignment row; the merge turns them into probabilities.
 //
+// After a fused feed-forward (gemv.wgsl's E_DOWN_SPLIT) the layer's input is x plus that block's exact
+// sums (lm_math.wgsl), kept in `partials` past the parts: sum_in says where (1 + the word; 0 when x is
+// the whole input). Workgroup 0 clears the sums this layer's own feed-forward adds to (sum_clear, the
+// same way): the previous layer's block is done with them, and this layer's has not begun.
+//
 // Constants: K, KP (the model width; KP rounded up to 32), LANES (lanes per matrix row, ROWS_PASS rows
 // a pass, PASSES passes make a head's HEAD_DIM rows), KV_F16, HEAD_DIM, CHUNK (the most keys one
 // split can get), OLD_SPLITS. Row dot products: row_dot.wgsl.
@@ -45,7 +50,7 @@ struct Params {
     part_stride: u32, kv_row_words: u32, align: u32, align_head: u32,
     align_stride: u32, scale: f32, w_kind: u32, w_word: u32,
     w_scales: u32, ln_w: u32, ln_b: u32, ln_kind: u32,
-    ln_affine: u32, ln_eps: f32, _pad0: u32, _pad1: u32,
+    ln_affine: u32, ln_eps: f32, sum_in: u32, sum_clear: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: Params;
@@ -69,12 +74,17 @@ var<workgroup> uniform_slot: u32;  // a value made visibly uniform for the barri
 
 // ---- the projection -----------------------------------------------------------------------------
 // Element i of the input as loaded (past K: element K - 1, counted as 0), with its norm weight and
-// bias as raw words (weights.wgsl's vector_value makes them numbers where they are used).
-struct Elem { v: f32, w: u32, b: u32 }
+// bias as raw words (weights.wgsl's vector_value makes them numbers where they are used), and the
+// words of its feed-forward sum (sum_in).
+struct Elem { v: f32, w: u32, b: u32, sum: vec2<u32> }
 
 fn load_elem(i: u32) -> Elem {
     let j = min(i, K - 1u);
-    var e = Elem(x[j], 0u, 0u);
+    var e = Elem(x[j], 0u, 0u, vec2<u32>(0u));
+    if (params.sum_in != 0u) {
+        let at = params.sum_in - 1u + 2u * j;
+        e.sum = vec2<u32>(bitcast<u32>(partials[at]), bitcast<u32>(partials[at + 1u]));
+    }
     if (params.ln_affine != 0u) {
         e.w = vector_word(params.ln_kind, params.ln_w, j);
         e.b = vector_word(params.ln_kind, params.ln_b, j);
@@ -93,8 +103,13 @@ fn load_inputs(lid: u32) -> Inputs {
     return v;
 }
 
+// The input's element from its loads: x, plus the feed-forward sum when there is one.
+fn elem_value(e: Elem) -> f32 {
+    return select(e.v, e.v + sum_value(e.sum), params.sum_in != 0u);
+}
+
 fn put_normed(i: u32, e: Elem, mean: f32, rstd: f32) {
-    var v = (e.v - mean) * rstd;
+    var v = (elem_value(e) - mean) * rstd;
     if (params.ln_affine != 0u) {
         v = v * vector_value(params.ln_kind, e.w, i) + vector_value(params.ln_kind, e.b, i);
     }
@@ -103,7 +118,7 @@ fn put_normed(i: u32, e: Elem, mean: f32, rstd: f32) {
 
 // Element i's value and square for the norm's sums (0 past K).
 fn sum_sq(e: Elem, i: u32) -> vec2<f32> {
-    let x = select(0.0, e.v, i < K);
+    let x = select(0.0, elem_value(e), i < K);
     return vec2<f32>(x, x * x);
 }
 
@@ -344,6 +359,9 @@ fn main(ids: Ids) {
     if (ids.lid == 0u) { uniform_slot = role; }
     if (skip_workgroup(params.gate, ids.lid)) { return; }
     let role_u = workgroupUniformLoad(&uniform_slot);  // `role`, visibly uniform for the barriers below
+    if (params.sum_clear != 0u && ids.wg.x == 0u) {
+        for (var w = ids.lid; w < 2u * K; w += WG_SIZE) { partials[params.sum_clear - 1u + w] = 0.0; }
+    }
 
     normed_into_xs(ids, inputs);
     workgroupBarrier();

@@ -30,7 +30,16 @@
 //          embedding
 //   dst    the output rows at dst_offset (E_RESIDUAL / E_GATED_RESIDUAL add to them)
 //   extra  E_COND_EOS: the end-of-speech logits; P_ATTN_MERGE: the
-//          alignment rows; P_NOISE: where the noise is kept for step_end
+//          alignment rows; P_NOISE: where the noise is kept for step_end; E_DOWN_SPLIT: the sums
+//          (declared in gemv_extra.wgsl, or gemv_extra_atomic.wgsl for E_DOWN_SPLIT)
+//
+// E_DOWN_SPLIT fuses a feed-forward block into one dispatch: the workgroup's ROWS rows are fc1's
+// (LayerNorm prologue, GELU), and instead of storing them it multiplies them by the matching ROWS
+// columns of fc2 (segs[1]: DOWN rows) and adds that share of fc2's output to exact sums in `extra`
+// (lm_math.wgsl's sum_share) at sum_out. The next layer's attention and output projection add the sums
+// to the residual they read (attention_step.wgsl's sum_in; E_RESIDUAL with sum_in here). One dispatch a
+// layer fewer: on the step's chain a dispatch costs a launch and a memory latency, well above fc2's
+// bandwidth, and splitting fc2's K this way needs no new input: each workgroup has its rows of fc1.
 
 const WG_SIZE: u32 = 256u;
 const ROWS: u32 = WG_SIZE / LANES;
@@ -50,6 +59,8 @@ const E_SILU: u32 = 2u;
 const E_RESIDUAL: u32 = 3u;        // dst += y
 const E_GATED_RESIDUAL: u32 = 4u;  // dst += aux[mod_gate + row] * y
 const E_COND_EOS: u32 = 5u;        // segment 0: dst = y + aux[aux_offset + row]; first row of segment 1: eos
+const E_DOWN_SPLIT: u32 = 6u;      // fc1 + GELU, then this workgroup's share of fc2 (segs[1]) into sums
+const DOWN_TURNS: u32 = (DOWN + WG_SIZE - 1u) / WG_SIZE;  // fc2 rows an invocation (E_DOWN_SPLIT)
 
 const READS_SRC: bool = PROLOGUE == P_LOAD || PROLOGUE == P_SILU || PROLOGUE == P_LAYERNORM
     || PROLOGUE == P_ADALN;
@@ -74,7 +85,9 @@ struct Params {
     ln_eps: f32, mod_shift: u32, mod_scale: u32, mod_gate: u32,
     dst_offset: u32, normed_offset: u32, write_normed: u32, head_dim: u32,
     heads: u32, part_stride: u32, align: u32, align_head: u32,
-    align_stride: u32, aux_offset: u32, _pad0: u32, _pad1: u32,  // segs start on 16 bytes
+    align_stride: u32, aux_offset: u32,
+    sum_in: u32,   // E_RESIDUAL: 1 + the word in src of sums to add to the residual (0: none)
+    sum_out: u32,  // E_DOWN_SPLIT: the word in extra of the sums (segs start on 16 bytes)
     segs: array<Segment, 8>,
 }
 
@@ -84,7 +97,7 @@ struct Params {
 @group(0) @binding(3) var<storage, read> src: array<f32>;
 @group(0) @binding(4) var<storage, read> aux: array<f32>;
 @group(0) @binding(5) var<storage, read_write> dst: array<f32>;
-@group(0) @binding(6) var<storage, read_write> extra: array<u32>;
+// @binding(6) extra: gemv_extra.wgsl or gemv_extra_atomic.wgsl
 
 var<workgroup> xs: array<vec4<f32>, KP / 4u>;  // x, four values an element (row_dot.wgsl)
 var<workgroup> totals: array<f32, ROWS>;
@@ -130,7 +143,7 @@ fn row_dot(row: u32, lane: u32) -> f32 {
 // ---- epilogues ----------------------------------------------------------------------------------
 fn end_of_speech(logit: f32) {
     let frame = state[S_FRAMES];
-    extra[frame] = bitcast<u32>(logit);
+    extra_set(frame, bitcast<u32>(logit));
     let threshold = bitcast<f32>(state[S_EOS_THRESHOLD]);
     if (state[S_END] == 0u && frame >= state[S_MIN_FRAMES] && logit > threshold) {
         state[S_END] = min(frame + 1u + state[S_FRAMES_AFTER_EOS], state[S_BUDGET]);
@@ -148,7 +161,7 @@ fn epilogue(row: u32, value: f32, t: Tail) {
     } else if (EPILOGUE == E_SILU) {
         dst[out] = silu(v);
     } else if (EPILOGUE == E_RESIDUAL) {
-        dst[out] = t.b + v;
+        dst[out] = select(t.b, t.b + sum_value(t.sum), params.sum_in != 0u) + v;
     } else if (EPILOGUE == E_GATED_RESIDUAL) {
         dst[out] = t.b + t.c * v;
     } else if (EPILOGUE == E_COND_EOS) {
@@ -158,6 +171,61 @@ fn epilogue(row: u32, value: f32, t: Tail) {
         } else if (row == cond_rows) {
             end_of_speech(v);
         }
+    }
+}
+
+// ---- E_DOWN_SPLIT: this workgroup's share of fc2 --------------------------------------------------
+// fc1's row r after its bias and GELU (0 past the last row): a unit of the hidden layer
+fn hidden_unit(r: u32, total: f32, t: Tail) -> f32 {
+    if (r >= params.rows) { return 0.0; }
+    return gelu(total + bias_value(r, t.a));
+}
+
+// totals[i..i + 4]: four hidden units
+fn units4(i: u32) -> vec4<f32> {
+    return vec4<f32>(totals[i], totals[min(i + 1u, ROWS - 1u)], totals[min(i + 2u, ROWS - 1u)],
+                     totals[min(i + 3u, ROWS - 1u)]);
+}
+
+// fc2 row o's ROWS columns from `first` (this workgroup's hidden units) times those units, loading as
+// it goes (f16 and f32 rows, and q8 slices other than the early 16)
+fn down_dot_loaded(o: u32, first: u32) -> f32 {
+    let seg = params.segs[1];
+    var acc = 0.0;
+    for (var r = 0u; r < ROWS; r += 4u) {
+        let c = first + r;
+        var w: vec4<f32>;
+        if (seg.kind == KIND_Q8) {
+            w = q8_quad(seg.word, o, seg.padded, c / 4u) * q8_scale(seg.scales, o, seg.padded, c / 32u);
+        } else if (seg.kind == KIND_F16) {
+            w = h2(seg.word + (o * seg.padded + c) / 2u);
+        } else {
+            w = w4(seg.word + o * seg.padded + c);
+        }
+        acc += dot(w, units4(r));
+    }
+    return acc;
+}
+
+fn add_down_shares(group: u32, lid: u32, early: DownShare) {
+    let first = group * ROWS;
+    for (var t = 0u; t < DOWN_TURNS; t++) {
+        let o = lid + t * WG_SIZE;
+        if (o >= DOWN) { break; }
+        var v: f32;
+        if (early.q8) {
+            let s = q8_scale_value(early.scale_words[t], o, params.segs[1].padded, first / 32u);
+            v = s * q8_dot16(early.w[t], units4(0u), units4(4u), units4(8u), units4(12u));
+        } else {
+            v = down_dot_loaded(o, first);
+        }
+        let seg = params.segs[1];
+        if (group == 0u && seg.has_bias != 0u) {  // fc2's bias, added once
+            v += vector_value(seg.bias_kind, vector_word(seg.bias_kind, seg.bias, o), o);
+        }
+        let share = sum_share(v);
+        extra_add(params.sum_out + 2u * o, share.x);
+        extra_add(params.sum_out + 2u * o + 1u, share.y);
     }
 }
 
@@ -172,6 +240,7 @@ fn main(ids: Ids) {
     let inputs = load_inputs(ids.lid);
     let merge = load_merge_inputs(ids.lid);
     let tail = load_tail(group, ids.lid);
+    let down = load_down_share(group, ids.lid);
     if (skip_workgroup(params.gate, ids.lid)) { return; }
 
     prologue(ids, inputs, merge, group == 0u);
@@ -187,7 +256,11 @@ fn main(ids: Ids) {
     if (lane == 0u) { totals[local_row] = total; }
     workgroupBarrier();
 
-    if (ids.lid < ROWS) {
+    if (EPILOGUE == E_DOWN_SPLIT) {
+        if (ids.lid < ROWS) { totals[ids.lid] = hidden_unit(group * ROWS + ids.lid, totals[ids.lid], tail); }
+        workgroupBarrier();
+        add_down_shares(group, ids.lid, down);
+    } else if (ids.lid < ROWS) {
         let r = group * ROWS + ids.lid;
         if (r < params.rows) { epilogue(r, totals[ids.lid], tail); }
     }

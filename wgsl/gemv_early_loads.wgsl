@@ -88,8 +88,9 @@ fn load_merge_inputs(lid: u32) -> MergeInputs {
 }
 
 // The epilogue's reads (invocation r < ROWS takes row r): a the bias's word (bias_value), b the old
-// value (residuals) or the time embedding (E_COND_EOS), c the gate (E_GATED_RESIDUAL).
-struct Tail { a: u32, b: f32, c: f32 }
+// value (residuals) or the time embedding (E_COND_EOS), c the gate (E_GATED_RESIDUAL), sum the words
+// of the sum added to a residual (sum_in).
+struct Tail { a: u32, b: f32, c: f32, sum: vec2<u32> }
 
 fn load_tail(group: u32, lid: u32) -> Tail {
     var t: Tail;
@@ -97,9 +98,31 @@ fn load_tail(group: u32, lid: u32) -> Tail {
     if (lid < ROWS && r < params.rows) {
         t.a = bias_word(r);
         if (EPILOGUE == E_RESIDUAL || EPILOGUE == E_GATED_RESIDUAL) { t.b = dst[params.dst_offset + r]; }
+        if (EPILOGUE == E_RESIDUAL && params.sum_in != 0u) {
+            let at = params.sum_in - 1u + 2u * r;
+            t.sum = vec2<u32>(bitcast<u32>(src[at]), bitcast<u32>(src[at + 1u]));
+        }
         if (EPILOGUE == E_GATED_RESIDUAL) { t.c = aux[params.mod_gate + r]; }
         if (EPILOGUE == E_COND_EOS && r < params.segs[0].end) { t.b = aux[params.aux_offset + r]; }
     }
     return t;
 }
 
+
+// E_DOWN_SPLIT: this invocation's fc2 rows (lid, lid + 256) over the workgroup's 16 columns, when fc2 is
+// q8 and a workgroup has 16 rows of fc1 (16 lanes a row): one 16-byte load and a scale word a row.
+struct DownShare { w: array<vec4<u32>, 2>, scale_words: array<u32, 2>, q8: bool }
+
+fn load_down_share(group: u32, lid: u32) -> DownShare {
+    var d: DownShare;
+    let seg = params.segs[1];
+    if (EPILOGUE != E_DOWN_SPLIT || ROWS != 16u || DOWN_TURNS > 2u || seg.kind != KIND_Q8) { return d; }
+    d.q8 = true;
+    let first = group * ROWS;
+    for (var t = 0u; t < DOWN_TURNS; t++) {
+        let o = min(lid + t * WG_SIZE, DOWN - 1u);
+        d.w[t] = weight_words4(seg.word + o * (seg.padded / 4u) + first / 4u);
+        d.scale_words[t] = q8_scale_word(seg.scales, o, seg.padded, first / 32u);
+    }
+    return d;
+}

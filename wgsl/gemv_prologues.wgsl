@@ -161,8 +161,8 @@ fn attention_merge_into_xs(ids: Ids, v: MergeInputs, first_group: bool) {
         let stats = head_stats[params.align_head];
         let row = state[S_FRAMES] * params.align_stride;
         for (var t = ids.lid; t < state[S_TEXT]; t += WG_SIZE) {
-            let score = bitcast<f32>(extra[row + t]);
-            extra[row + t] = bitcast<u32>(exp(score - stats.x) / stats.y);
+            let score = bitcast<f32>(extra_get(row + t));
+            extra_set(row + t, bitcast<u32>(exp(score - stats.x) / stats.y));
         }
     }
 }
@@ -180,7 +180,7 @@ fn prologue(ids: Ids, inputs: Inputs, merge: MergeInputs, first_group: bool) {
             var v = 0.0;
             if (i < K) { v = noise_value(seed, frame, i) * scale; }
             x_put(i, v);
-            if (first_group && i < K) { extra[i] = bitcast<u32>(v); }
+            if (first_group && i < K) { extra_set(i, bitcast<u32>(v)); }
         }
     }
     // (each invocation reads back only the elements it wrote, so no barrier)
