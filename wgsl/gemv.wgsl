@@ -20,7 +20,7 @@
 // paid four or five in a row. Drivers do not hoist loads across barriers or unroll loops whose turns
 // wait on loads, so the code does it itself: fixed-count blocks guarded by constants.
 //
-// Four files make the kernel: row_dot.wgsl (a row's dot product, shared with attention_step.wgsl),
+// Five files make the kernel: lm_sums.wgsl (the exact sums of E_DOWN_SPLIT), row_dot.wgsl (a row's dot product, shared with attention_step.wgsl),
 // gemv_early_loads.wgsl (what each invocation reads up front), gemv_prologues.wgsl (building x from
 // it) and this one (the constants, bindings, epilogues, main).
 //
@@ -36,7 +36,7 @@
 // E_DOWN_SPLIT fuses a feed-forward block into one dispatch: the workgroup's ROWS rows are fc1's
 // (LayerNorm prologue, GELU), and instead of storing them it multiplies them by the matching ROWS
 // columns of fc2 (segs[1]: DOWN rows) and adds that share of fc2's output to exact sums in `extra`
-// (lm_math.wgsl's sum_share) at sum_out. The next layer's attention and output projection add the sums
+// (lm_sums.wgsl) at sum_out. The next layer's attention and output projection add the sums
 // to the residual they read (attention_step.wgsl's sum_in; E_RESIDUAL with sum_in here). One dispatch a
 // layer fewer: on the step's chain a dispatch costs a launch and a memory latency, well above fc2's
 // bandwidth, and splitting fc2's K this way needs no new input: each workgroup has its rows of fc1.
@@ -224,8 +224,9 @@ fn add_down_shares(group: u32, lid: u32, early: DownShare) {
             v += vector_value(seg.bias_kind, vector_word(seg.bias_kind, seg.bias, o), o);
         }
         let share = sum_share(v);
-        extra_add(params.sum_out + 2u * o, share.x);
-        extra_add(params.sum_out + 2u * o + 1u, share.y);
+        let at = params.sum_out + (group % SUM_COPIES) * 2u * DOWN + o;
+        extra_add(at, share.x);
+        extra_add(at + DOWN, share.y);
     }
 }
 

@@ -82,26 +82,3 @@ fn noise_value(seed: u32, frame: u32, channel: u32) -> f32 {
 fn rope_rotate(a: f32, b: f32, cs: vec2<f32>) -> vec2<f32> {
     return vec2<f32>(a * cs.x - b * cs.y, b * cs.x + a * cs.y);
 }
-
-// ---- exact sums across workgroups ---------------------------------------------------------------
-// A fused feed-forward (gemv.wgsl's E_DOWN_SPLIT) leaves each workgroup's share of fc2 in a sum that
-// the next layer reads; WGSL has no float atomics, so every share is added as two integer atomics:
-// a = floor(v * 2^8) (an i32 word) and b = the remainder in units of 2^-28 (a u32 word, under 2^20 + 1 a
-// share, so 4095 shares cannot overflow it). Integer sums do not depend on the order of the adds: the
-// result, and the audio, are the same bits on every run. A value is kept to 2^-28 (3.7e-9) absolute, up
-// to |sum| < 2^23. The pair of an element sits in words 2i and 2i + 1.
-const SUM_COARSE: f32 = 256.0;      // 2^8: units of a
-const SUM_FINE: f32 = 1048576.0;    // 2^20: units of b in one unit of a
-const SUM_MAX_SHARES: u32 = 4095u;  // lm_ops checks this
-
-fn sum_share(v: f32) -> vec2<u32> {
-    let s = v * SUM_COARSE;
-    let a = floor(s);
-    return vec2<u32>(bitcast<u32>(i32(a)), u32(round((s - a) * SUM_FINE)));
-}
-
-// b's whole units of a join a as integers (a float of b could lose its low bits).
-fn sum_value(words: vec2<u32>) -> f32 {
-    let whole = bitcast<i32>(words.x) + i32(words.y >> 20u);
-    return (f32(whole) + f32(words.y & 0xfffffu) / SUM_FINE) / SUM_COARSE;
-}

@@ -27,7 +27,13 @@ _state: dict = {"engine": None, "door": None}
 
 # Engine options the page may set at load (undocumented, for tests and benchmarks).
 _ENGINE_OPTIONS = {
-    "max_frames", "max_text_tokens", "kv_f16", "lag", "first_chunks", "chunk_frames", "skip_ramp_above"
+    "max_frames",
+    "max_text_tokens",
+    "kv_f16",
+    "lag",
+    "first_chunks",
+    "chunk_frames",
+    "skip_ramp_above",
 }
 
 
