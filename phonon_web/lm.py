@@ -281,10 +281,10 @@ class LanguageModel:
         # the step's vectors
         self.x = buf(d.hidden, "x")
         self.mlp = buf(d.mlp, "mlp")
-        # the attention's parts, then two sets of a fused feed-forward's sums (lm_sums.wgsl): layer l's
-        # block adds to set l % 2 while the layer after reads set (l - 1) % 2 (gemv.wgsl)
+        # the attention's parts, then two sets of a fused feed-forward's sums (lm_sums.wgsl, two words an
+        # element): layer l's block adds to set l % 2 while the layer after reads set (l - 1) % 2
         parts = d.heads * self.splits * self.part_stride
-        sums = ops.SUM_COPIES * 2 * d.hidden
+        sums = 2 * d.hidden
         self.sums_at = (parts, parts + sums)
         self.partials = buf(parts + 2 * sums, "attention partials + feed-forward sums")
         self.hidden = buf(d.flow + d.hidden, "flow condition + hidden")

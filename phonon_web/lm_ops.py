@@ -41,8 +41,6 @@ GATE_ALWAYS, GATE_STEP, GATE_BACKBONE = 0, 1, 2
 P_LOAD, P_LAYERNORM, P_ADALN, P_SILU, P_ATTN_MERGE, P_NOISE = range(6)
 E_STORE, E_GELU, E_SILU, E_RESIDUAL, E_GATED_RESIDUAL, E_COND_EOS, E_DOWN_SPLIT = range(7)
 SUM_MAX_SHARES = 4095  # workgroups one E_DOWN_SPLIT may add to its sums (lm_sums.wgsl)
-# Copies of each set of E_DOWN_SPLIT's sums (lm_sums.wgsl): workgroup g adds to copy g % SUM_COPIES.
-SUM_COPIES = 8
 GEMV_LANES = (128, 64, 32, 16, 8)  # lanes per row a gemv may use; a workgroup (256) does 256 / lanes rows
 # A gemv takes the most lanes a row (no more than its q8 rows have 16-byte chunks) that keep it within
 # this many workgroups, else the fewest: fewer, wider workgroups repeat the prologue less often in all,
@@ -253,7 +251,6 @@ class _LmKernelsBase:
             SPLITS=splits if prologue == P_ATTN_MERGE else 1,
             LANES=lanes,
             DOWN=down.weight.rows if epilogue == E_DOWN_SPLIT else 1,
-            SUM_COPIES=SUM_COPIES,
         )
         buffers = [
             self._params(data, label),
@@ -277,8 +274,8 @@ class _LmKernelsBase:
             raise ValueError(f"{label}: E_DOWN_SPLIT takes at most 64 lanes a row, got {lanes}")
         if _ceil(rows, 256 // lanes) > SUM_MAX_SHARES:
             raise ValueError(f"{label}: more than {SUM_MAX_SHARES} workgroups would add to one sum")
-        if w.kind != "q8" and w.cols % 8:
-            raise ValueError(f"{label}: {w.name}: {w.cols} columns do not split into 16-byte reads")
+        if w.kind == "f16" and w.cols % 2:
+            raise ValueError(f"{label}: {w.name}: an f16 fc2 needs an even number of columns, not {w.cols}")
         bias = down.bias
         return [
             w.rows,
@@ -378,8 +375,6 @@ class LmKernelsMore:
         if set(ln) - set(fields):
             raise TypeError(f"attention step: unknown LayerNorm fields {sorted(set(ln) - set(fields))}")
         fields.update(ln)
-        if sum_clear is not None and heads * (splits + 2) < SUM_COPIES:
-            raise ValueError(f"the step's attention has too few workgroups to clear {SUM_COPIES} sum copies")
         row_words = hidden // (2 if kv_f16 else 1)
         data = pack_params(
             gate, layer, layers, heads, part_stride, row_words, int(align), align_head,
@@ -392,7 +387,7 @@ class LmKernelsMore:
             "attention_step.wgsl", state=True, weights=True, reduce=True, kv=True,
             parts=("kv_cache_put.wgsl", "lm_sums.wgsl", "row_dot.wgsl"),
             K=hidden, KP=kp, LANES=max(8, 256 // head_dim), KV_F16=bool(kv_f16), HEAD_DIM=head_dim,
-            CHUNK=chunk, OLD_SPLITS=splits - 1, SUM_COPIES=SUM_COPIES,
+            CHUNK=chunk, OLD_SPLITS=splits - 1,
         )  # fmt: skip
         buffers = [
             self._params(data, f"attention step {layer}"), self.weights, state, x, rope, kv, partials,

@@ -277,6 +277,111 @@ def test_gemv_silu_prologue_store_and_residual(any_door):
     assert rel(download(any_door, res, count=33), out + w["m"] @ c64 + w["b"]) < 2e-6
 
 
+# ---------------------------------------------------------------------------------------------------
+# a feed-forward block in one dispatch (E_DOWN_SPLIT) and the exact sums it leaves (lm_sums.wgsl)
+# ---------------------------------------------------------------------------------------------------
+def sum_words(values) -> np.ndarray:
+    """lm_sums.wgsl's layout of `values` (n of them): n words of a = floor(v * 2^8), then n of b, the
+    rest in units of 2^-28."""
+    scaled = np.asarray(values, np.float64) * 256.0
+    a = np.floor(scaled)
+    b = np.round((scaled - a) * 2.0**20)
+    return np.concatenate([a.astype(np.int64).astype(np.int32).view(np.uint32), b.astype(np.uint32)])
+
+
+def sum_values(words: np.ndarray) -> np.ndarray:
+    n = len(words) // 2
+    a, b = words[:n].view(np.int32).astype(np.int64), words[n:].astype(np.int64)
+    return (a * 2.0**20 + b) / 2.0**28
+
+
+@pytest.mark.parametrize(
+    "kind, k, rows, lanes, bias",
+    [("q8", 512, 2048, None, False), ("q8", 200, 300, 16, True), ("q8", 64, 96, 8, False),
+     ("f16", 200, 300, 16, True), ("f32", 64, 72, 32, False), ("q8", 96, 50, 64, True)],
+)  # fmt: skip
+def test_feed_forward_in_one_dispatch_adds_exact_sums(any_door, kind, k, rows, lanes, bias):
+    """fc1 (LayerNorm prologue) and GELU, then fc2, every workgroup adding its share of fc2's output to
+    sums that already hold something. 512 x 2048 at the default lanes: the real block (16 lanes, fc2's
+    16 columns a workgroup loaded up front); 8, 32 and 64 lanes and f16/f32 fc2 load as they go; 300 and
+    50 rows leave the last workgroup part empty."""
+    rng = np.random.default_rng(rows)
+    tensors = {
+        "fc1": (rng.standard_normal((rows, k)) * 0.1, kind),
+        "fc2": (rng.standard_normal((k, rows)) * 0.05, kind),
+        "ln_w": (1 + 0.1 * rng.standard_normal(k), "f16"),
+        "ln_b": (0.1 * rng.standard_normal(k), "f16"),
+    }
+    if bias:
+        tensors |= {"b1": (rng.standard_normal(rows) * 0.1, "f32"), "b2": (rng.standard_normal(k), "f16")}
+    blob, refs, w = make_blob(any_door, tensors)
+    kern = ops.LmKernels(any_door, blob)
+    x = (rng.standard_normal(k) * 2 + 0.5).astype(np.float32)
+    before = rng.standard_normal(k) * 3
+    at = 7  # the sums sit past other words, which stay as they were
+    words = np.full(2 * k + 2 * at, 0xDEADBEEF, np.uint32)
+    words[at : at + 2 * k] = sum_words(before)
+    sums = upload(any_door, words)
+    submit(
+        any_door,
+        lambda p: kern.gemv(
+            p,
+            [ops.Segment(refs["fc1"], refs.get("b1"))],
+            prologue=ops.P_LAYERNORM,
+            epilogue=ops.E_DOWN_SPLIT,
+            down=ops.Segment(refs["fc2"], refs.get("b2")),
+            state=make_state(any_door),
+            src=upload(any_door, x),
+            extra=sums,
+            sum_out=at,
+            lanes=lanes,
+            **ops.ln_fields(refs["ln_w"], refs["ln_b"], 1e-5),
+        ),
+    )
+    hidden = w["fc1"] @ layer_norm(x.astype(np.float64), w["ln_w"], w["ln_b"]) + (w["b1"] if bias else 0)
+    want = before + w["fc2"] @ gelu(hidden) + (w["b2"] if bias else 0)
+    got = download(any_door, sums, np.uint32)
+    assert rel(sum_values(got[at : at + 2 * k]), want) < 2e-6
+    assert (got[:at] == 0xDEADBEEF).all() and (got[at + 2 * k :] == 0xDEADBEEF).all()
+
+
+def test_feed_forward_refuses_what_its_kernel_cannot_take(door):
+    rng = np.random.default_rng(0)
+    blob, refs, _ = make_blob(
+        door, {"fc1": (rng.standard_normal((64, 32)), "q8"), "fc2": (rng.standard_normal((32, 48)), "q8")}
+    )
+    kern = ops.LmKernels(door, blob)
+    common = dict(epilogue=ops.E_DOWN_SPLIT, state=make_state(door), src=zeros(door, 128))
+    fc1, sums = [ops.Segment(refs["fc1"])], zeros(door, 256)
+    with pytest.raises(ValueError, match="48 columns, not the 64 rows"):
+        kern.gemv(Program("t"), fc1, down=ops.Segment(refs["fc2"]), extra=sums, **common)
+    with pytest.raises(ValueError, match="needs `down`"):
+        kern.gemv(Program("t"), fc1, extra=sums, **common)
+    with pytest.raises(ValueError, match="E_DOWN_SPLIT only"):
+        kern.gemv(Program("t"), fc1, down=ops.Segment(refs["fc2"]), state=make_state(door))
+
+
+def test_residual_adds_the_sums(any_door):
+    """E_RESIDUAL with sum_in: the residual, plus the sums (read from src past its input), plus W x."""
+    rng = np.random.default_rng(3)
+    blob, refs, w = make_blob(any_door, {"m": (rng.standard_normal((40, 64)) * 0.1, "q8")})
+    kern = ops.LmKernels(any_door, blob)
+    x = rng.standard_normal(64).astype(np.float32)
+    extra_sum = rng.standard_normal(40) * 4 - 1
+    residual = rng.standard_normal(40).astype(np.float32)
+    src = np.concatenate([x.view(np.uint32), sum_words(extra_sum)])
+    dst = upload(any_door, residual)
+    submit(
+        any_door,
+        lambda p: kern.gemv(
+            p, [ops.Segment(refs["m"])], epilogue=ops.E_RESIDUAL, state=make_state(any_door),
+            src=upload(any_door, src), dst=dst, sum_in=64,
+        ),
+    )  # fmt: skip
+    want = residual + extra_sum + w["m"] @ x.astype(np.float64)
+    assert rel(download(any_door, dst, count=40), want) < 2e-6
+
+
 def test_gemv_noise_prologue_matches_the_python_twin(any_door):
     blob, refs, _ = make_blob(any_door, {"eye": (np.eye(32), "f32"), "zero": (np.zeros(32), "f32")})
     kern = ops.LmKernels(any_door, blob)
@@ -412,15 +517,18 @@ def test_gates(door, gate, frames, end, budget, runs):
 # ---------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("kind, kv_f16", [("q8", False), ("q8", True), ("f32", False), ("f16", True)])
 @pytest.mark.parametrize(
-    "heads, head_dim, keys, splits", [(8, 64, 301, 8), (4, 16, 5, 8), (4, 64, 3, 8), (4, 64, 301, 12)]
+    "heads, head_dim, keys, splits, sums",
+    [(8, 64, 301, 8, True), (4, 16, 5, 8, True), (4, 64, 3, 8, False), (4, 64, 301, 12, False)],
 )
 def test_step_attention_from_the_residual_merged_by_the_output_projection(
-    any_door, kind, kv_f16, heads, head_dim, keys, splits
+    any_door, kind, kv_f16, heads, head_dim, keys, splits, sums
 ):
     """The new key sits at position keys - 1. 8 x 64: the real width (two input elements an
     invocation); keys=3: most splits over the cache get no key (they must weigh nothing); splits=12: the
     merge loads a head's parts eight at a time, so a count that is not a multiple of 8 takes its guarded
-    path. f32 and f16 in_proj rows take the load-as-you-go dot."""
+    path. f32 and f16 in_proj rows take the load-as-you-go dot. `sums`: the layer after a fused
+    feed-forward, whose input is x plus that block's sums (in `partials` past the parts), which the
+    attention and the output projection's residual both add; the attention clears the next sums."""
     rng = np.random.default_rng(5)
     layers, layer, max_pos = 2, 1, 400
     pos = keys - 1
@@ -445,7 +553,13 @@ def test_step_attention_from_the_residual_merged_by_the_output_projection(
     x = rng.standard_normal(hidden).astype(np.float32)
     residual = rng.standard_normal(hidden).astype(np.float32)
     part_stride = head_dim + 4
-    partials, alignment = zeros(any_door, 4 * heads * splits * part_stride), zeros(any_door, 4 * 8 * stride)
+    parts = heads * splits * part_stride
+    block_sum = rng.standard_normal(hidden) * 2  # what a fused feed-forward left: x is the rest
+    words = np.zeros(parts + 4 * hidden, np.uint32)
+    words[parts : parts + 2 * hidden] = sum_words(block_sum)
+    words[parts + 2 * hidden :] = 0xDEADBEEF  # the next layer's sums, which the attention clears
+    partials, alignment = upload(any_door, words), zeros(any_door, 4 * 8 * stride)
+    layer_input = x - block_sum.astype(np.float32) if sums else x
     xb = upload(any_door, residual)
     state = make_state(any_door, pos=pos, frames=frame, budget=99, voice_rows=voice, text=text)
     rope = upload(any_door, np.asarray(rope_table(max_pos, head_dim), np.float32))
@@ -455,7 +569,7 @@ def test_step_attention_from_the_residual_merged_by_the_output_projection(
         kern.attention_step(
             p,
             state=state,
-            x=upload(any_door, x),
+            x=upload(any_door, layer_input),
             in_proj=refs["in_proj"],
             rope=rope,
             kv=kv,
@@ -470,6 +584,8 @@ def test_step_attention_from_the_residual_merged_by_the_output_projection(
             align_stride=stride,
             layer=layer,
             layers=layers,
+            sum_in=parts if sums else None,
+            sum_clear=parts + 2 * hidden if sums else None,
             **geometry,
             **ops.ln_fields(refs["ln_w"], refs["ln_b"], 1e-5),
         )
@@ -488,6 +604,7 @@ def test_step_attention_from_the_residual_merged_by_the_output_projection(
             align=1,
             align_head=align_head,
             align_stride=stride,
+            sum_in=parts if sums else None,
             **geometry,
         )
 
@@ -510,7 +627,11 @@ def test_step_attention_from_the_residual_merged_by_the_output_projection(
     probs = np.exp(scores - scores.max(axis=1, keepdims=True))
     probs /= probs.sum(axis=1, keepdims=True)
     attn = np.einsum("hk,khd->hd", probs, v_).reshape(-1)
-    assert rel(download(any_door, xb, count=hidden), residual + w["out"] @ attn) < 5e-6
+    residual_sum = residual + (block_sum if sums else 0)
+    assert rel(download(any_door, xb, count=hidden), residual_sum + w["out"] @ attn) < 5e-6
+    after_words = download(any_door, partials, np.uint32)[parts:]
+    assert (after_words[: 2 * hidden] == words[parts : parts + 2 * hidden]).all()  # read, not changed
+    assert (after_words[2 * hidden :] == (0 if sums else 0xDEADBEEF)).all()
     rows = download(any_door, alignment).reshape(8, stride)
     np.testing.assert_allclose(
         rows[frame, :text], probs[align_head, voice : voice + text], rtol=2e-5, atol=1e-9

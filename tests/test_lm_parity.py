@@ -176,6 +176,23 @@ def test_one_step_per_submit_equals_many_per_submit(f32_engine):
     np.testing.assert_array_equal(download(door, lm.latents, count=budget * 32), many)
 
 
+
+def test_feed_forwards_in_one_dispatch_equal_two_dispatches(tiny, f32_engine):
+    """The step's fused feed-forwards (every layer's but the last, gemv.wgsl's E_DOWN_SPLIT) against the
+    same step with every block as fc1 then fc2: the same latents to f32 rounding (fc2's sums are added
+    in another order), and the step one dispatch a fused layer shorter."""
+    door, fused = f32_engine
+    plain = make_engine(door, tiny[1], kv_f16=False, fuse_mlp=False)
+    layers = fused.dims.layers
+    assert layers >= 2 and plain.step.dispatch_count == fused.step.dispatch_count + layers - 1
+    latents = []
+    for lm in (fused, plain):
+        budget = lm.write_request(TEXT[:7], seed=5)
+        door.submit([(lm.start("Iris"), 1), (lm.step, budget)])
+        latents.append(download(door, lm.latents, count=budget * 32).reshape(budget, 32))
+    scale = np.abs(latents[1]).max()
+    assert np.abs(latents[0] - latents[1]).max() < 1e-4 * scale
+
 # ---------------------------------------------------------------------------------------------------
 # q8 weights, f16 cache
 # ---------------------------------------------------------------------------------------------------

@@ -27,9 +27,8 @@
 //
 // After a fused feed-forward (gemv.wgsl's E_DOWN_SPLIT) the layer's input is x plus that block's exact
 // sums (lm_sums.wgsl), kept in `partials` past the parts: sum_in says where (1 + the word; 0 when x is
-// the whole input). Workgroups 0..SUM_COPIES - 1 clear the sums this layer's own feed-forward adds to
-// (sum_clear, the same way), a copy each: the previous layer's block is done with them, and this
-// layer's has not begun.
+// the whole input). Workgroup 0 clears the sums this layer's own feed-forward adds to (sum_clear, the
+// same way): the previous layer's block is done with them, and this layer's has not begun.
 //
 // Constants: K, KP (the model width; KP rounded up to 32), LANES (lanes per matrix row, ROWS_PASS rows
 // a pass, PASSES passes make a head's HEAD_DIM rows), KV_F16, HEAD_DIM, CHUNK (the most keys one
@@ -83,10 +82,8 @@ fn load_elem(i: u32) -> Elem {
     let j = min(i, K - 1u);
     var e = Elem(x[j], 0u, 0u, vec2<u32>(0u));
     if (params.sum_in != 0u) {
-        for (var c = 0u; c < SUM_COPIES; c++) {
-            let at = params.sum_in - 1u + c * 2u * K + j;
-            e.sum += vec2<u32>(bitcast<u32>(partials[at]), bitcast<u32>(partials[at + K]));
-        }
+        let at = params.sum_in - 1u + j;
+        e.sum = vec2<u32>(bitcast<u32>(partials[at]), bitcast<u32>(partials[at + K]));
     }
     if (params.ln_affine != 0u) {
         e.w = vector_word(params.ln_kind, params.ln_w, j);
@@ -362,9 +359,8 @@ fn main(ids: Ids) {
     if (ids.lid == 0u) { uniform_slot = role; }
     if (skip_workgroup(params.gate, ids.lid)) { return; }
     let role_u = workgroupUniformLoad(&uniform_slot);  // `role`, visibly uniform for the barriers below
-    if (params.sum_clear != 0u && ids.wg.x < SUM_COPIES) {
-        let copy = params.sum_clear - 1u + ids.wg.x * 2u * K;
-        for (var w = ids.lid; w < 2u * K; w += WG_SIZE) { partials[copy + w] = 0.0; }
+    if (params.sum_clear != 0u && ids.wg.x == 0u) {
+        for (var w = ids.lid; w < 2u * K; w += WG_SIZE) { partials[params.sum_clear - 1u + w] = 0.0; }
     }
 
     normed_into_xs(ids, inputs);

@@ -188,7 +188,8 @@ fn units4(i: u32) -> vec4<f32> {
 }
 
 // fc2 row o's ROWS columns from `first` (this workgroup's hidden units) times those units, loading as
-// it goes (f16 and f32 rows, and q8 slices other than the early 16)
+// it goes (f16 and f32 rows, and q8 slices other than the early 16; f16 rows have an even length, so a
+// pair of words holds four values)
 fn down_dot_loaded(o: u32, first: u32) -> f32 {
     let seg = params.segs[1];
     var acc = 0.0;
@@ -202,7 +203,10 @@ fn down_dot_loaded(o: u32, first: u32) -> f32 {
         } else {
             w = w4(seg.word + o * seg.padded + c);
         }
-        acc += dot(w, units4(r));
+        // columns past the row (the last workgroup's, when fc1's rows are not a multiple of ROWS) read
+        // the next row or another tensor: their units are 0, but their words could read as inf or NaN
+        let inside = c + vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(params.rows);
+        acc += dot(select(vec4<f32>(0.0), w, inside), units4(r));
     }
     return acc;
 }
@@ -224,9 +228,8 @@ fn add_down_shares(group: u32, lid: u32, early: DownShare) {
             v += vector_value(seg.bias_kind, vector_word(seg.bias_kind, seg.bias, o), o);
         }
         let share = sum_share(v);
-        let at = params.sum_out + (group % SUM_COPIES) * 2u * DOWN + o;
-        extra_add(at, share.x);
-        extra_add(at + DOWN, share.y);
+        extra_add(params.sum_out + o, share.x);
+        extra_add(params.sum_out + DOWN + o, share.y);
     }
 }
 

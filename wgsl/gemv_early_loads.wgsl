@@ -98,11 +98,9 @@ fn load_tail(group: u32, lid: u32) -> Tail {
     if (lid < ROWS && r < params.rows) {
         t.a = bias_word(r);
         if (EPILOGUE == E_RESIDUAL || EPILOGUE == E_GATED_RESIDUAL) { t.b = dst[params.dst_offset + r]; }
-        if (EPILOGUE == E_RESIDUAL && params.sum_in != 0u) {  // the sums' copies, over params.rows
-            for (var c = 0u; c < SUM_COPIES; c++) {
-                let at = params.sum_in - 1u + c * 2u * params.rows + r;
-                t.sum += vec2<u32>(bitcast<u32>(src[at]), bitcast<u32>(src[at + params.rows]));
-            }
+        if (EPILOGUE == E_RESIDUAL && params.sum_in != 0u) {  // sums over params.rows elements
+            let at = params.sum_in - 1u + r;
+            t.sum = vec2<u32>(bitcast<u32>(src[at]), bitcast<u32>(src[at + params.rows]));
         }
         if (EPILOGUE == E_GATED_RESIDUAL) { t.c = aux[params.mod_gate + r]; }
         if (EPILOGUE == E_COND_EOS && r < params.segs[0].end) { t.b = aux[params.aux_offset + r]; }

@@ -7,10 +7,9 @@
 // overflow it). Integer sums do not depend on the order of the adds: the result, and the audio, are the
 // same bits on every run. A sum is kept to 2^-28 (3.7e-9) absolute, up to |sum| < 2^23.
 //
-// Layout of a set of sums over N elements: SUM_COPIES copies, each N words of a then N words of b.
-// Workgroup g adds to copy g % SUM_COPIES and readers add the copies up: the atomics of a hundred-odd
-// workgroups on the same few kilobytes queue at the few L2 slices that hold them, and each warp's
-// atomics land on consecutive words. SUM_COPIES is a kernel constant (lm_ops.SUM_COPIES).
+// A set of sums over N elements is N words of a, then N words of b: a warp's atomics land on consecutive
+// words. (Copies of the sums, workgroup g adding to copy g % 8 or 16 and the readers adding them up,
+// made the step slower on the H200: bench/results/h200-ab-feed-forward-2026-12-01.json.)
 const SUM_COARSE: f32 = 256.0;    // 2^8: units of a
 const SUM_FINE: f32 = 1048576.0;  // 2^20: units of b in one unit of a
 
@@ -20,8 +19,8 @@ fn sum_share(v: f32) -> vec2<u32> {
     return vec2<u32>(bitcast<u32>(i32(a)), u32(round((s - a) * SUM_FINE)));
 }
 
-// (a, b) summed over copies as integers (wrapping, as the atomics do) to a value; b's whole units of
-// a join a as integers (a float of b could lose its low bits).
+// A sum's value from its words; b's whole units of a join a as integers (a float of b could lose its
+// low bits).
 fn sum_value(words: vec2<u32>) -> f32 {
     let whole = bitcast<i32>(words.x) + i32(words.y >> 20u);
     return (f32(whole) + f32(words.y & 0xfffffu) / SUM_FINE) / SUM_COARSE;
