@@ -10,6 +10,7 @@ submit + wait. The readback round trip of an empty submit is the fixed cost ever
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -30,6 +31,7 @@ def main() -> int:
     import phonon_web
     from bench.measure import GpuClock, emit
     from bench.speed import synthetic_weights
+    from bench.take_gpu_timeline import take_gpu_timeline
     from phonon_web.gpu.door import run_sync
 
     weights = args.weights or synthetic_weights(args.work)
@@ -104,6 +106,10 @@ def main() -> int:
             "speed_x": speech.real_time_factor,
         }
     report["timeline of a budget take"] = take_timeline(engine, voice)
+    if "timestamp-query" in door.features:
+        phrases = json.loads((ROOT / "bench" / "phrases.json").read_text())["phrases"]
+        for name, text in (("short", phrases[0]), ("long", phrases[-1])):
+            report[f"GPU timeline of a {name} budget take"] = take_gpu_timeline(engine, voice, text)
     emit(report, args.out)
     return 0
 

@@ -54,6 +54,9 @@ class NativeDoor(Door):
         self._layouts: dict[tuple, object] = {}
         # id of a buffer -> index of the submission that last copied into it
         self._written_by: dict[int, int] = {}
+        # bench/take_gpu_timeline.py's hook (None otherwise): an object whose pass_writes() gives each
+        # compute pass its timestamp writes and whose resolve(encoder) ends each command buffer.
+        self.pass_clock = None
         # One map callback for every read: it records the status the next `read` waits for.
         self._map_status = [0]
 
@@ -211,6 +214,7 @@ class NativeDoor(Door):
         set_bind_group = lib.wgpuComputePassEncoderSetBindGroup
         dispatch = lib.wgpuComputePassEncoderDispatchWorkgroups
         encoder = self.device.create_command_encoder()
+        clock = self.pass_clock
         # One compute pass for every run of dispatches up to the next copy, across programs and
         # repeats: a pass per dispatch costs ten times more on NVIDIA's Vulkan driver.
         compute = None
@@ -229,7 +233,10 @@ class NativeDoor(Door):
                         )
                         continue
                     if compute is None:
-                        compute = encoder.begin_compute_pass()
+                        if clock is None:
+                            compute = encoder.begin_compute_pass()
+                        else:
+                            compute = encoder.begin_compute_pass(timestamp_writes=clock.pass_writes())
                         handle = compute._internal
                     # the first dispatch of a compiled run always sets its pipeline and bind group
                     for pipe, group, x, y, z in item:
@@ -240,6 +247,8 @@ class NativeDoor(Door):
                         dispatch(handle, x, y, z)
         if compute is not None:
             compute.end()
+        if clock is not None:
+            clock.resolve(encoder)
         return encoder
 
     async def read(self, buffer, offset, size):

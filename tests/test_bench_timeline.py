@@ -1,0 +1,28 @@
+"""bench/take_gpu_timeline.py on lavapipe with the tiny model: the timestamps of every compute pass of a
+take come back in order and add up, the door's hook is left as it was, and the take is the same with
+the timestamps as without them."""
+
+from __future__ import annotations
+
+from bench.take_gpu_timeline import take_gpu_timeline
+
+
+def test_a_take_timed_pass_by_pass(tiny_weights):
+    import phonon_web
+
+    engine = phonon_web.load(tiny_weights).engine
+    voice = engine.voices[0]
+    report = take_gpu_timeline(engine, voice, "Hi there.")
+    assert engine.door.pass_clock is None
+    assert report["frames"] > 0
+    assert 0 < report["gpu_busy_ms"] <= report["gpu_span_ms"] + 1e-6
+    assert abs(report["gpu_span_ms"] - report["gpu_busy_ms"] - report["gpu_idle_in_span_ms"]) < 1e-2
+    submits = report["gpu_ms_by_submit"]
+    # every submit of the take holds a pass: the prefill's pieces, then each chunk's steps and codec
+    assert submits[0]["submit"].startswith("lm start") and any("codec chunk" in s["submit"] for s in submits)
+    assert all(s["ms"] > 0 for s in submits)
+    assert abs(sum(s["ms"] for s in submits) - report["gpu_busy_ms"]) < 1e-2
+    assert report["passes"] >= len(submits)
+    # the audio does not depend on the timestamps
+    again = phonon_web.gpu.door.run_sync(engine.speak("Hi there.", voice=voice, eos_threshold=float("inf")))
+    assert again.frames == report["frames"]
