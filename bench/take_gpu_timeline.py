@@ -67,12 +67,31 @@ class PassClock:
 
 def take_gpu_timeline(engine, voice: str, text: str) -> dict:
     """Run one take of `text` to its budget with every pass timed; the phases of its wall time."""
+    import phonon_web.engine as engine_module
     from phonon_web.gpu.door import run_sync
 
     door = engine.door
     clock = PassClock(door)
     submit, read = door.submit, door.read
     last_read = [0.0]
+    # the CPU's work after the GPU: the last chunk's collect, the word times and their text spans
+    spans: dict[str, list[tuple[float, float]]] = {"collect": [], "align": [], "attach": []}
+    originals = {name: getattr(engine_module, name) for name in ("align", "attach")}
+    collect = engine._collect
+
+    def timed(name, fn):
+        def call(*args, **kwargs):
+            start = time.perf_counter()
+            result = fn(*args, **kwargs)
+            spans[name].append((start, time.perf_counter()))
+            return result
+
+        return call
+
+    async def timed_collect(*args, **kwargs):
+        data = await collect(*args, **kwargs)
+        spans["collect"].append((last_read[0], time.perf_counter()))  # from its read's return
+        return data
 
     def labelled_submit(programs):
         clock.label = (clock.label[0] + 1, "+".join(f"{p.label} x{n}" for p, n in programs))
@@ -84,12 +103,18 @@ def take_gpu_timeline(engine, voice: str, text: str) -> dict:
         return data
 
     door.submit, door.read, door.pass_clock = labelled_submit, timed_read, clock
+    engine._collect = timed_collect
+    for name, fn in originals.items():
+        setattr(engine_module, name, timed(name, fn))
     try:
         began = time.perf_counter()
         speech = run_sync(engine.speak(text, voice=voice, eos_threshold=float("inf")))
         ended = time.perf_counter()
     finally:
         door.submit, door.read, door.pass_clock = submit, read, None
+        del engine._collect
+        for name, fn in originals.items():
+            setattr(engine_module, name, fn)
     passes = clock.passes()
     clock.queries.destroy()
     clock.resolved.destroy()
@@ -110,6 +135,10 @@ def take_gpu_timeline(engine, voice: str, text: str) -> dict:
         "gpu_busy_ms": round(busy / 1e6, 3),
         "gpu_idle_in_span_ms": round(span_ms - busy / 1e6, 3),
         "cpu_after_gpu_ms": round(1000 * ended - 1000 * last_read[0], 3),
+        "cpu_after_gpu_parts_ms": {
+            name: round(sum(1000 * (b - max(a, last_read[0])) for a, b in found if b > last_read[0]), 3)
+            for name, found in spans.items()
+        },
         "largest_gaps": [
             {"ms": round(gap / 1e6, 3), "before": passes[i][0][1]} for gap, i in gaps[:6]
         ],

@@ -104,7 +104,7 @@ class _Harvest:
     head's positions over those rows (found chunk by chunk while the GPU works on the next ones)."""
 
     samples: array = field(default_factory=lambda: array("f"))
-    rows: list[list[float]] = field(default_factory=list)
+    rows: list[array] = field(default_factory=list)  # array("f") rows
     walk: PositionWalk = field(default_factory=PositionWalk)
 
 
@@ -444,7 +444,9 @@ class Engine:
             values = array("f")
             values.frombytes(data[rows_at : rows_at + made_here * self._row_bytes])
             stride, tokens = self._row_bytes // 4, len(take.ids)
-            new_rows = [values[f * stride : f * stride + tokens].tolist() for f in range(made_here)]
+            # arrays, not lists: no float objects until they are read, and nothing for the cyclic
+            # garbage collector to walk (a long take's rows are 150k values)
+            new_rows = [values[f * stride : f * stride + tokens] for f in range(made_here)]
             got.rows.extend(new_rows)
             got.walk.extend(new_rows)
         last = min(first + frames, end if end else made, decoded)
