@@ -518,15 +518,17 @@ def test_gates(door, gate, frames, end, budget, runs):
 @pytest.mark.parametrize("kind, kv_f16", [("q8", False), ("q8", True), ("f32", False), ("f16", True)])
 @pytest.mark.parametrize(
     "heads, head_dim, keys, splits, sums",
-    [(8, 64, 301, 8, True), (4, 16, 5, 8, True), (4, 64, 3, 8, False), (4, 64, 301, 12, False)],
-)
+    [(8, 64, 301, 8, True), (4, 16, 5, 8, True), (4, 64, 3, 8, False), (4, 64, 301, 12, False),
+     (4, 64, 301, 4, False), (4, 32, 200, 3, False)],
+)  # fmt: skip
 def test_step_attention_from_the_residual_merged_by_the_output_projection(
     any_door, kind, kv_f16, heads, head_dim, keys, splits, sums
 ):
     """The new key sits at position keys - 1. 8 x 64: the real width (two input elements an
     invocation); keys=3: most splits over the cache get no key (they must weigh nothing); splits=12: the
     merge loads a head's parts eight at a time, so a count that is not a multiple of 8 takes its guarded
-    path. f32 and f16 in_proj rows take the load-as-you-go dot. `sums`: the layer after a fused
+    path; splits=4 and 3 leave ~100 keys a split, two turns of the score and value passes (64 keys a
+    turn; 8 pairs a lane at head_dim 64, 4 at 32). f32 and f16 in_proj rows take the load-as-you-go dot. `sums`: the layer after a fused
     feed-forward, whose input is x plus that block's sums (in `partials` past the parts), which the
     attention and the output projection's residual both add; the attention clears the next sums."""
     rng = np.random.default_rng(5)

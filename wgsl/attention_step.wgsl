@@ -172,9 +172,15 @@ fn project(share: RowShare, role: u32, head: u32, part: u32, ids: Ids) {
 }
 
 // ---- the scores over cached keys ----------------------------------------------------------------
-const KEY_LANES: u32 = 8u;                      // lanes that share a key in the score pass
+// A split's keys go in turns (a turn waits for its loads and its reductions): late in a long take a
+// split holds ~140 keys, so the turns are made wide. 4 lanes a key (64 keys a turn, 8 pairs a lane at
+// head_dim 64) and 8 keys a group in the value pass (64 keys a turn) took 8 and 4 before (32 keys).
+const KEY_LANES: u32 = 4u;                      // lanes that share a key in the score pass
 const KEYS_AT_ONCE: u32 = WG_SIZE / KEY_LANES;  // keys a turn of the score pass
 const PAIRS_PER_LANE: u32 = PAIRS / KEY_LANES;
+const V_KEYS: u32 = 8u;                         // keys a group takes a turn of the value pass
+// the first turn's keys and values loaded up front (f16 cache, 4 or 8 pairs a lane)
+const EARLY_TURN: bool = KV_F16 && (PAIRS_PER_LANE == 4u || PAIRS_PER_LANE == 8u);
 
 fn q_pair(j: u32) -> vec2<f32> {
     return qs[j];
@@ -217,31 +223,66 @@ fn split_keys(split: u32, keys: u32) -> vec3<u32> {
 // are the earlier steps' work, so their loads need only the position: loaded where they are used,
 // after the norm, the projection and the scores' maximum, the keys and the values would each add a
 // memory latency to the chain.
-struct FirstTurn { k: vec4<u32>, v: vec4<u32>, voice: u32, text: u32, frames: u32 }
+struct FirstTurn {
+    k0: vec4<u32>, k1: vec4<u32>,  // this lane's pairs of its key (k1: the second four, at 8 a lane)
+    v0: vec4<u32>, v1: vec4<u32>,  // its pair of the values of keys group + t GROUPS, t < 4 and t >= 4
+    voice: u32, text: u32, frames: u32,
+}
+
+// Words of the values of keys i, i + GROUPS, i + 2 GROUPS, i + 3 GROUPS (clamped to `last`) at `pair`.
+fn value_words4(start: u32, i: u32, last: u32, head: u32, pair: u32) -> vec4<u32> {
+    return vec4<u32>(kv[kv_row(start + min(i, last), 1u, head) + pair],
+                     kv[kv_row(start + min(i + GROUPS, last), 1u, head) + pair],
+                     kv[kv_row(start + min(i + 2u * GROUPS, last), 1u, head) + pair],
+                     kv[kv_row(start + min(i + 3u * GROUPS, last), 1u, head) + pair]);
+}
 
 fn load_first_turn(ids: Ids, head: u32, split: u32, keys: u32) -> FirstTurn {
     var t: FirstTurn;
     t.voice = state[S_VOICE_ROWS];
     t.text = state[S_TEXT];
     t.frames = state[S_FRAMES];
-    if (!KV_F16 || PAIRS_PER_LANE != 4u || split >= OLD_SPLITS) { return t; }
+    if (!EARLY_TURN || split >= OLD_SPLITS) { return t; }
     let range = split_keys(split, keys);
-    let krow = kv_row(range.x + min(ids.lid / KEY_LANES, range.z), 0u, head) + (ids.lid % KEY_LANES) * 4u;
-    t.k = vec4<u32>(kv[krow], kv[krow + 1u], kv[krow + 2u], kv[krow + 3u]);
+    let krow = kv_row(range.x + min(ids.lid / KEY_LANES, range.z), 0u, head)
+        + (ids.lid % KEY_LANES) * PAIRS_PER_LANE;
+    t.k0 = vec4<u32>(kv[krow], kv[krow + 1u], kv[krow + 2u], kv[krow + 3u]);
+    if (PAIRS_PER_LANE == 8u) {
+        t.k1 = vec4<u32>(kv[krow + 4u], kv[krow + 5u], kv[krow + 6u], kv[krow + 7u]);
+    }
     let group = ids.lid / PAIRS;
     let pair = ids.lid % PAIRS;
-    t.v = vec4<u32>(kv[kv_row(range.x + min(group, range.z), 1u, head) + pair],
-                    kv[kv_row(range.x + min(group + GROUPS, range.z), 1u, head) + pair],
-                    kv[kv_row(range.x + min(group + 2u * GROUPS, range.z), 1u, head) + pair],
-                    kv[kv_row(range.x + min(group + 3u * GROUPS, range.z), 1u, head) + pair]);
+    t.v0 = value_words4(range.x, group, range.z, head, pair);
+    t.v1 = value_words4(range.x, group + 4u * GROUPS, range.z, head, pair);
     return t;
 }
 
-// The score part of score_part from a key's four pairs loaded early (KV_F16, PAIRS_PER_LANE 4).
-fn score_part_loaded(w: vec4<u32>, key_lane: u32) -> f32 {
-    let j = key_lane * PAIRS_PER_LANE;
+fn pairs4_dot(w: vec4<u32>, j: u32) -> f32 {
     return dot(unpack2x16float(w.x), q_pair(j)) + dot(unpack2x16float(w.y), q_pair(j + 1u))
         + dot(unpack2x16float(w.z), q_pair(j + 2u)) + dot(unpack2x16float(w.w), q_pair(j + 3u));
+}
+
+// The score part of score_part from a key's pairs loaded early (EARLY_TURN).
+fn score_part_loaded(first: FirstTurn, key_lane: u32) -> f32 {
+    let j = key_lane * PAIRS_PER_LANE;
+    var s = pairs4_dot(first.k0, j);
+    if (PAIRS_PER_LANE == 8u) { s += pairs4_dot(first.k1, j + 4u); }
+    return s;
+}
+
+// The values of keys i + t GROUPS (t < 4) from their words, each weighed by its probability (0 past
+// `count`).
+fn weighed_values4(w: vec4<u32>, i: u32, count: u32, last: u32) -> vec2<f32> {
+    var o = select(0.0, scores[min(i, last)], i < count) * unpack2x16float(w.x);
+    o += select(0.0, scores[min(i + GROUPS, last)], i + GROUPS < count) * unpack2x16float(w.y);
+    o += select(0.0, scores[min(i + 2u * GROUPS, last)], i + 2u * GROUPS < count) * unpack2x16float(w.z);
+    o += select(0.0, scores[min(i + 3u * GROUPS, last)], i + 3u * GROUPS < count) * unpack2x16float(w.w);
+    return o;
+}
+
+fn weighed_value(start: u32, i: u32, count: u32, last: u32, head: u32, pair: u32) -> vec2<f32> {
+    let weight = select(0.0, scores[min(i, last)], i < count);
+    return weight * kv_pair(kv_row(start + min(i, last), 1u, head), pair);
 }
 
 // Part `split` of `head`: keys start..start + count - 1 of the cache (count may be 0: then m is
@@ -254,7 +295,7 @@ fn attend(ids: Ids, head: u32, split: u32, keys: u32, first: FirstTurn) {
     let start = range.x;
     let count = range.y;
     let last = range.z;
-    let early = KV_F16 && PAIRS_PER_LANE == 4u;  // load_first_turn loaded the first turn
+    let early = EARLY_TURN;  // load_first_turn loaded the first turn
 
     // Scores: KEY_LANES lanes share each key, KEYS_AT_ONCE keys a turn. The loop has barriers
     // (lanes_sum), so its bound goes through workgroupUniformLoad: WGSL's analysis counts anything
@@ -270,7 +311,7 @@ fn attend(ids: Ids, head: u32, split: u32, keys: u32, first: FirstTurn) {
         let key = start + min(i, last);
         var part = 0.0;
         if (early && i0 == 0u) {
-            part = score_part_loaded(first.k, key_lane);
+            part = score_part_loaded(first, key_lane);
         } else {
             part = score_part(kv_row(key, 0u, head), key_lane);
         }
@@ -292,32 +333,22 @@ fn attend(ids: Ids, head: u32, split: u32, keys: u32, first: FirstTurn) {
 
     let pair = ids.lid % PAIRS;
     let group = ids.lid / PAIRS;
-    // Four keys a turn, their loads issued together: a loop that waits for each load pays its
+    // V_KEYS keys a turn, their loads issued together: a loop that waits for each load pays its
     // latency once per key. Keys past `count` get weight 0 and read the last key again.
     var o = vec2<f32>(0.0, 0.0);
-    for (var i = group; i < count; i += 4u * GROUPS) {
-        let i1 = min(i + GROUPS, last);
-        let i2 = min(i + 2u * GROUPS, last);
-        let i3 = min(i + 3u * GROUPS, last);
-        var v0: vec2<f32>;
-        var v1: vec2<f32>;
-        var v2: vec2<f32>;
-        var v3: vec2<f32>;
+    for (var i = group; i < count; i += V_KEYS * GROUPS) {
         if (early && i == group) {
-            v0 = unpack2x16float(first.v.x);
-            v1 = unpack2x16float(first.v.y);
-            v2 = unpack2x16float(first.v.z);
-            v3 = unpack2x16float(first.v.w);
+            o += weighed_values4(first.v0, i, count, last);
+            o += weighed_values4(first.v1, i + 4u * GROUPS, count, last);
+        } else if (KV_F16) {
+            let w0 = value_words4(start, i, last, head, pair);
+            let w1 = value_words4(start, i + 4u * GROUPS, last, head, pair);
+            o += weighed_values4(w0, i, count, last) + weighed_values4(w1, i + 4u * GROUPS, count, last);
         } else {
-            v0 = kv_pair(kv_row(start + i, 1u, head), pair);
-            v1 = kv_pair(kv_row(start + i1, 1u, head), pair);
-            v2 = kv_pair(kv_row(start + i2, 1u, head), pair);
-            v3 = kv_pair(kv_row(start + i3, 1u, head), pair);
+            for (var t = 0u; t < V_KEYS; t++) {
+                o += weighed_value(start, i + t * GROUPS, count, last, head, pair);
+            }
         }
-        o += scores[i] * v0;
-        o += select(0.0, scores[i1], i + GROUPS < count) * v1;
-        o += select(0.0, scores[i2], i + 2u * GROUPS < count) * v2;
-        o += select(0.0, scores[i3], i + 3u * GROUPS < count) * v3;
     }
     sums[group * HEAD_DIM + 2u * pair] = o.x;
     sums[group * HEAD_DIM + 2u * pair + 1u] = o.y;
