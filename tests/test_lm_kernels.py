@@ -528,9 +528,10 @@ def test_step_attention_from_the_residual_merged_by_the_output_projection(
     invocation); keys=3: most splits over the cache get no key (they must weigh nothing); splits=12: the
     merge loads a head's parts eight at a time, so a count that is not a multiple of 8 takes its guarded
     path; splits=4 and 3 leave ~100 keys a split, two turns of the score and value passes (64 keys a
-    turn; 8 pairs a lane at head_dim 64, 4 at 32). f32 and f16 in_proj rows take the load-as-you-go dot. `sums`: the layer after a fused
-    feed-forward, whose input is x plus that block's sums (in `partials` past the parts), which the
-    attention and the output projection's residual both add; the attention clears the next sums."""
+    turn; 8 pairs a lane at head_dim 64, 4 at 32). f32 and f16 in_proj rows take the load-as-you-go
+    dot. `sums`: the layer after a fused feed-forward, whose input is x plus that block's sums (in
+    `partials` past the parts), which the attention and the output projection's residual both add; the
+    attention clears the next sums."""
     rng = np.random.default_rng(5)
     layers, layer, max_pos = 2, 1, 400
     pos = keys - 1
