@@ -291,7 +291,6 @@ class LanguageModel:
         self.mods = buf(d.flow_blocks * 3 * d.flow + 2 * d.flow, "adaLN modulations")
         self.flow_x = buf(d.flow, "flow x")
         self.flow_tmp = buf(d.flow, "flow tmp")
-        self.flow_sums = buf(max(1, d.flow_blocks - 1) * 2 * d.flow, "flow head fused blocks' sums")
         self.flow_io = buf(2 * d.latent, "noise + z")
         self.cond = buf(d.hidden, "condition")
         self.time_embedding = buf(d.flow, "time embedding")
@@ -738,7 +737,6 @@ class LanguageModel:
         )
         blocks = [f"{f}res_blocks.{j}.adaLN_modulation.1." for j in range(d.flow_blocks)]
         blocks.append(f + "final_layer.adaLN_modulation.1.")
-        fused_words = (d.flow_blocks - 1) * 2 * d.flow if self.fuse_mlp else 0
         k.gemv(
             program,
             [ops.Segment(self._w(b + "weight"), self._w(b + "bias")) for b in blocks],
@@ -746,75 +744,38 @@ class LanguageModel:
             state=self.state,
             src=self.hidden,
             dst=self.mods,
-            extra=self.flow_sums,
             gate=S,
-            clear_words=fused_words,  # the flow blocks' sums, before the blocks add to them
             label="adaLN modulations",
         )
         F = d.flow
-        # every residual block but the last in one dispatch (gemv.wgsl's E_DOWN_SPLIT with SiLU): block
-        # j reads the residual as flow_x plus gate_i * sums_i of the fused blocks i < j
-        fused = d.flow_blocks - 1 if self.fuse_mlp else 0
-        gated = dict(sums_from=0, gates_at=2 * F, gates_stride=3 * F)  # mods: [shift, scale, gate] a block
         for j in range(d.flow_blocks):
             p = f"{f}res_blocks.{j}."
-            norm = ops.ln_fields(self._w(p + "in_ln.weight"), self._w(p + "in_ln.bias"), d.flow_eps)
-            fc1 = [ops.Segment(self._w(p + "mlp.0.weight"), self._w(p + "mlp.0.bias"))]
-            fc2 = ops.Segment(self._w(p + "mlp.2.weight"), self._w(p + "mlp.2.bias"))
-            adaln = dict(mod_shift=3 * F * j, mod_scale=3 * F * j + F)
-            before = min(j, fused)  # fused blocks whose sums this one reads
-            if j < fused:
-                k.gemv(
-                    program,
-                    fc1,
-                    prologue=ops.P_ADALN,
-                    epilogue=ops.E_DOWN_SPLIT,
-                    activation="silu",
-                    down=fc2,
-                    state=self.state,
-                    src=self.flow_x,
-                    aux=self.mods,
-                    extra=self.flow_sums,
-                    gate=S,
-                    sum_out=j * 2 * F,
-                    sums_count=before,
-                    label=f"flow block {j}",
-                    **gated,
-                    **adaln,
-                    **norm,
-                )
-                continue
             k.gemv(
                 program,
-                fc1,
+                [ops.Segment(self._w(p + "mlp.0.weight"), self._w(p + "mlp.0.bias"))],
                 prologue=ops.P_ADALN,
                 epilogue=ops.E_SILU,
                 state=self.state,
                 src=self.flow_x,
                 aux=self.mods,
                 dst=self.flow_tmp,
-                extra=self.flow_sums,
                 gate=S,
-                sums_count=before,
+                mod_shift=3 * F * j,
+                mod_scale=3 * F * j + F,
                 label=f"flow fc1 {j}",
-                **gated,
-                **adaln,
-                **norm,
+                **ops.ln_fields(self._w(p + "in_ln.weight"), self._w(p + "in_ln.bias"), d.flow_eps),
             )
             k.gemv(
                 program,
-                [fc2],
+                [ops.Segment(self._w(p + "mlp.2.weight"), self._w(p + "mlp.2.bias"))],
                 epilogue=ops.E_GATED_RESIDUAL,
                 state=self.state,
                 src=self.flow_tmp,
                 aux=self.mods,
                 dst=self.flow_x,
-                extra=self.flow_sums,
                 gate=S,
                 mod_gate=3 * F * j + 2 * F,
-                sums_count=before,
                 label=f"flow fc2 {j}",
-                **gated,
             )
         final = 3 * F * d.flow_blocks
         k.step_end(

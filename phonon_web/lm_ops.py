@@ -68,10 +68,9 @@ _KIND = {"q8": 0, "f16": 1, "f32": 2}
 _GEMV_HEADER = (
     "gate rows n_segments src_offset ln_w ln_b ln_kind ln_affine ln_eps mod_shift mod_scale mod_gate "
     "dst_offset normed_offset write_normed head_dim heads part_stride align align_head align_stride "
-    "aux_offset sum_in sum_out sums_from sums_count gates_at gates_stride clear_at clear_words _pad0 _pad1"
+    "aux_offset sum_in sum_out"
 ).split()
 _FLOATS = {"ln_eps", "eps"}
-_ACTIVATIONS = {"gelu": 0, "silu": 1}  # gemv.wgsl's DOWN_ACT
 
 
 def _ceil(a: int, b: int) -> int:
@@ -172,20 +171,14 @@ class _LmKernelsBase:
         splits: int = 1,
         lanes: int | None = None,
         down: Segment | None = None,
-        activation: str = "gelu",
         label: str = "gemv",
         **fields,
     ) -> None:
         """y = W x over the rows of `segments` (all with the same number of columns). `splits`: with
         P_ATTN_MERGE, the attention's splits per head (a kernel constant, so the merge's loops over them
         run a fixed number of times). `lanes` per row: None chooses (see GEMV_MAX_GROUPS).
-        E_DOWN_SPLIT: `down` is fc2 (its columns are the rows here); y goes through `activation` ("gelu"
-        or "silu") and fc2 into the exact sums at word `sum_out` of `extra` (gemv.wgsl). `sums_count`
-        (with sums_from, gates_at, gates_stride): the flow head's fused blocks' gated sums in `extra`,
-        added to P_ADALN's input and E_GATED_RESIDUAL's residual; `clear_words` words of `extra` from
-        `clear_at` are zeroed first."""
-        if activation not in _ACTIVATIONS:
-            raise ValueError(f"{label}: activation {activation!r}, not one of {sorted(_ACTIVATIONS)}")
+        E_DOWN_SPLIT: `down` is fc2 (its columns are the rows here); y goes through GELU and fc2 into the
+        exact sums at word `sum_out` of `extra` (gemv.wgsl)."""
         if not 1 <= len(segments) <= MAX_SEGMENTS:
             raise ValueError(f"{label}: 1 to {MAX_SEGMENTS} segments")
         k = segments[0].weight.cols
@@ -258,7 +251,6 @@ class _LmKernelsBase:
             SPLITS=splits if prologue == P_ATTN_MERGE else 1,
             LANES=lanes,
             DOWN=down.weight.rows if epilogue == E_DOWN_SPLIT else 1,
-            DOWN_ACT=_ACTIVATIONS[activation],
         )
         buffers = [
             self._params(data, label),

@@ -20,10 +20,9 @@
 // paid four or five in a row. Drivers do not hoist loads across barriers or unroll loops whose turns
 // wait on loads, so the code does it itself: fixed-count blocks guarded by constants.
 //
-// Six files make the kernel: lm_sums.wgsl (E_DOWN_SPLIT's exact sums), row_dot.wgsl (a row's dot
-// product, shared with attention_step.wgsl), gemv_extra.wgsl or gemv_extra_atomic.wgsl (the `extra`
-// binding), gemv_early_loads.wgsl (what each invocation reads up front), gemv_prologues.wgsl
-// (building x from it) and this one (the constants, bindings, epilogues, main).
+// Five files make the kernel: lm_sums.wgsl (the exact sums of E_DOWN_SPLIT), row_dot.wgsl (a row's dot product, shared with attention_step.wgsl),
+// gemv_early_loads.wgsl (what each invocation reads up front), gemv_prologues.wgsl (building x from
+// it) and this one (the constants, bindings, epilogues, main).
 //
 // Bindings are the same for every variant; a variant that does not use one gets a small dummy buffer.
 //   src    the input (P_LOAD, P_LAYERNORM, P_ADALN, P_SILU at src_offset; P_ATTN_MERGE: the partials)
@@ -41,11 +40,6 @@
 // to the residual they read (attention_step.wgsl's sum_in; E_RESIDUAL with sum_in here). One dispatch a
 // layer fewer: on the step's chain a dispatch costs a launch and a memory latency, well above fc2's
 // bandwidth, and splitting fc2's K this way needs no new input: each workgroup has its rows of fc1.
-// The flow head's residual blocks fuse the same way (DOWN_ACT SiLU): block j's fc1 reads the flow
-// residual as x_0 (step_end's input_proj) plus gate_i * sums_i of every fused block i < j (sums_from,
-// sums_count, gates_at, gates_stride: P_ADALN's input and E_GATED_RESIDUAL's residual alike), so no
-// block writes the residual back; the adaLN modulations' gemv clears the sums for the next step first
-// (clear_at, clear_words, in `extra`).
 
 const WG_SIZE: u32 = 256u;
 const ROWS: u32 = WG_SIZE / LANES;
@@ -65,9 +59,7 @@ const E_SILU: u32 = 2u;
 const E_RESIDUAL: u32 = 3u;        // dst += y
 const E_GATED_RESIDUAL: u32 = 4u;  // dst += aux[mod_gate + row] * y
 const E_COND_EOS: u32 = 5u;        // segment 0: dst = y + aux[aux_offset + row]; first row of segment 1: eos
-const E_DOWN_SPLIT: u32 = 6u;      // fc1 + DOWN_ACT, then this workgroup's share of fc2 (segs[1]) into sums
-const ACT_GELU: u32 = 0u;          // DOWN_ACT: the activation between fc1 and fc2 (E_DOWN_SPLIT)
-const ACT_SILU: u32 = 1u;
+const E_DOWN_SPLIT: u32 = 6u;      // fc1 + GELU, then this workgroup's share of fc2 (segs[1]) into sums
 const DOWN_TURNS: u32 = (DOWN + WG_SIZE - 1u) / WG_SIZE;  // fc2 rows an invocation (E_DOWN_SPLIT)
 
 const READS_SRC: bool = PROLOGUE == P_LOAD || PROLOGUE == P_SILU || PROLOGUE == P_LAYERNORM
@@ -95,10 +87,7 @@ struct Params {
     heads: u32, part_stride: u32, align: u32, align_head: u32,
     align_stride: u32, aux_offset: u32,
     sum_in: u32,   // E_RESIDUAL: 1 + the word in src of sums to add to the residual (0: none)
-    sum_out: u32,  // E_DOWN_SPLIT: the word in extra of the sums
-    // the flow head's fused blocks: gated sums in extra added to the input or the residual
-    sums_from: u32, sums_count: u32, gates_at: u32, gates_stride: u32,
-    clear_at: u32, clear_words: u32, _pad0: u32, _pad1: u32,  // (segs start on 16 bytes)
+    sum_out: u32,  // E_DOWN_SPLIT: the word in extra of the sums (segs start on 16 bytes)
     segs: array<Segment, 8>,
 }
 
@@ -189,21 +178,7 @@ fn epilogue(row: u32, value: f32, t: Tail) {
 // fc1's row r after its bias and GELU (0 past the last row): a unit of the hidden layer
 fn hidden_unit(r: u32, total: f32, t: Tail) -> f32 {
     if (r >= params.rows) { return 0.0; }
-    let v = total + bias_value(r, t.a);
-    if (DOWN_ACT == ACT_SILU) { return silu(v); }
-    return gelu(v);
-}
-
-// The flow head's fused blocks' contribution to residual element i: gate_b[i] * sums_b[i] over the
-// first sums_count blocks (lm_sums.wgsl; each block's sums 2 K words from the last's).
-fn gated_sums(i: u32) -> f32 {
-    var v = 0.0;
-    for (var b = 0u; b < params.sums_count; b++) {
-        let at = params.sums_from + b * 2u * K + i;
-        let gate = aux[params.gates_at + b * params.gates_stride + i];
-        v += gate * sum_value(vec2<u32>(extra_get(at), extra_get(at + K)));
-    }
-    return v;
+    return gelu(total + bias_value(r, t.a));
 }
 
 // totals[i..i + 4]: four hidden units
@@ -271,9 +246,6 @@ fn main(ids: Ids) {
     let tail = load_tail(group, ids.lid);
     let down = load_down_share(group, ids.lid);
     if (skip_workgroup(params.gate, ids.lid)) { return; }
-    if (group == 0u) {
-        for (var w = ids.lid; w < params.clear_words; w += WG_SIZE) { extra_set(params.clear_at + w, 0u); }
-    }
 
     prologue(ids, inputs, merge, group == 0u);
     workgroupBarrier();

@@ -21,7 +21,6 @@ struct Elem { x: f32, w: u32, b: u32, scale: f32, shift: f32 }
 fn load_elem(i: u32) -> Elem {
     let j = min(i, K - 1u);
     var e = Elem(src[params.src_offset + j], 0u, 0u, 0.0, 0.0);
-    if (PROLOGUE == P_ADALN) { e.x += gated_sums(j); }  // the flow head's fused blocks (gemv.wgsl)
     if (NORMS && params.ln_affine != 0u) {
         e.w = vector_word(params.ln_kind, params.ln_w, j);
         e.b = vector_word(params.ln_kind, params.ln_b, j);
@@ -89,8 +88,8 @@ fn load_merge_inputs(lid: u32) -> MergeInputs {
 }
 
 // The epilogue's reads (invocation r < ROWS takes row r): a the bias's word (bias_value), b the old
-// value (residuals, with the fused flow blocks' gated sums) or the time embedding (E_COND_EOS), c the
-// gate (E_GATED_RESIDUAL), sum the words of the sum added to a residual (sum_in).
+// value (residuals) or the time embedding (E_COND_EOS), c the gate (E_GATED_RESIDUAL), sum the words
+// of the sum added to a residual (sum_in).
 struct Tail { a: u32, b: f32, c: f32, sum: vec2<u32> }
 
 fn load_tail(group: u32, lid: u32) -> Tail {
@@ -103,10 +102,7 @@ fn load_tail(group: u32, lid: u32) -> Tail {
             let at = params.sum_in - 1u + r;
             t.sum = vec2<u32>(bitcast<u32>(src[at]), bitcast<u32>(src[at + params.rows]));
         }
-        if (EPILOGUE == E_GATED_RESIDUAL) {
-            t.c = aux[params.mod_gate + r];
-            t.b += gated_sums(r);  // the residual's part in the flow head's fused blocks (gemv.wgsl)
-        }
+        if (EPILOGUE == E_GATED_RESIDUAL) { t.c = aux[params.mod_gate + r]; }
         if (EPILOGUE == E_COND_EOS && r < params.segs[0].end) { t.b = aux[params.aux_offset + r]; }
     }
     return t;
