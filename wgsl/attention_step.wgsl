@@ -174,7 +174,10 @@ fn project(share: RowShare, role: u32, head: u32, part: u32, ids: Ids) {
 // ---- the scores over cached keys ----------------------------------------------------------------
 // A split's keys go in turns (a turn waits for its loads and its reductions): late in a long take a
 // split holds ~140 keys, so the turns are made wide. 4 lanes a key (64 keys a turn, 8 pairs a lane at
-// head_dim 64) and 8 keys a group in the value pass (64 keys a turn) took 8 and 4 before (32 keys).
+// head_dim 64) and 8 keys a group in the value pass (64 keys a turn) took 8 and 4 before (32 keys):
+// whole takes 7% faster on the H200 (bench/results/h200-ab-wide-turns-2026-12-01.json); 128 keys a
+// turn made the step slower. The loads of a turn are written out side by side, not looped over: the
+// same widths through constant-count loops were slower (h200-ab-attention-eight-keys-2026-11-30.json).
 const KEY_LANES: u32 = 4u;                      // lanes that share a key in the score pass
 const KEYS_AT_ONCE: u32 = WG_SIZE / KEY_LANES;  // keys a turn of the score pass
 const PAIRS_PER_LANE: u32 = PAIRS / KEY_LANES;
