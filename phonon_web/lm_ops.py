@@ -205,17 +205,7 @@ class _LmKernelsBase:
             if (w.kind == "f16" and k % 8) or (w.kind == "f32" and k % 4):
                 raise ValueError(f"{label}: {w.name}: {k} columns do not split into 16-byte reads")
             end += w.rows
-            bias = seg.bias
-            seg_words += [
-                end,
-                _KIND[w.kind],
-                w.word,
-                w.scales_word,
-                w.padded_cols,
-                bias.word if bias else 0,
-                _KIND[bias.kind] if bias else 0,
-                int(bias is not None),
-            ]
+            seg_words += _segment_words(seg, end)
         n_segments = len(segments)
         if epilogue == E_DOWN_SPLIT:
             seg_words += self._down_words(down, end, lanes, extra, label)
@@ -276,17 +266,22 @@ class _LmKernelsBase:
             raise ValueError(f"{label}: more than {SUM_MAX_SHARES} workgroups would add to one sum")
         if w.kind == "f16" and w.cols % 2:
             raise ValueError(f"{label}: {w.name}: an f16 fc2 needs an even number of columns, not {w.cols}")
-        bias = down.bias
-        return [
-            w.rows,
-            _KIND[w.kind],
-            w.word,
-            w.scales_word,
-            w.padded_cols,
-            bias.word if bias else 0,
-            _KIND[bias.kind] if bias else 0,
-            int(bias is not None),
-        ]
+        return _segment_words(down, w.rows)
+
+
+def _segment_words(seg: Segment, end: int) -> list[int]:
+    """gemv.wgsl's Segment: rows end at `end` (counted across segments), the weight and its bias."""
+    w, bias = seg.weight, seg.bias
+    return [
+        end,
+        _KIND[w.kind],
+        w.word,
+        w.scales_word,
+        w.padded_cols,
+        bias.word if bias else 0,
+        _KIND[bias.kind] if bias else 0,
+        int(bias is not None),
+    ]
 
 
 def _field(name: str, value):
