@@ -7,7 +7,8 @@ one dispatch to a Program. Requests only write bytes into buffers that already e
 
 The kernels (in wgsl/):
   gemv.wgsl               one-row matrix products with prologues/epilogues (the step), with
-                          gemv_early_loads.wgsl and gemv_prologues.wgsl
+                          gemv_early_loads.wgsl, gemv_prologues.wgsl and gemv_extra.wgsl (or
+                          gemv_extra_atomic.wgsl for E_DOWN_SPLIT, a feed-forward block in one dispatch)
   attention_step.wgsl     LayerNorm, q/k/v, RoPE and one query against the KV cache split over keys
   step_end.wgsl           the flow head's last layer, the latent, the next input row, the state advance
   condition.wgsl          the condition vector for this request's duration_delta, and the BOS row
@@ -22,7 +23,7 @@ The kernels (in wgsl/):
 and the helpers they include: lm_state.wgsl (the state words), lm_math.wgsl (portable sin/cos/log/erf,
 the noise, RoPE on a pair), reduce_subgroups.wgsl or reduce_shared.wgsl (reductions), weights.wgsl
 (reading weights), row_dot.wgsl (a matrix row's dot product), kv_cache.wgsl and kv_cache_put.wgsl
-(reading and writing the KV cache).
+(reading and writing the KV cache), lm_sums.wgsl (exact sums across workgroups, E_DOWN_SPLIT's).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Each language-model kernel alone against numpy, on lavapipe (subgroup size 8) with and without
-subgroups: gemv (q8/f16/f32, its prologues and epilogues), the split attention and its merge, RoPE and
+subgroups: gemv (q8/f16/f32, its prologues and epilogues, a feed-forward block in one dispatch and the
+exact sums it leaves), the split attention and its merge, RoPE and
 the KV writes (f16 and f32 caches), the prefill's kernels, the condition vector, the time embedding,
 the noise against its Python twin, the end-of-speech decision, the gates and the state advance.
 
