@@ -227,3 +227,25 @@ def test_parts_never_cut_inside_a_written_token(engine, monkeypatch):
         for start, end, _, _ in spoken.spans:  # no part ends strictly inside a replacement
             assert not (start < take.start + len(take.text) < end), (take.text, spoken.text[start:end])
             assert not (start < take.start < end), (take.text, spoken.text[start:end])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hello.",
+        "One two three four.",
+        "One two three four five.",
+        "Supercalifragilisticexpialidocious " * 3,  # few words, many tokens
+        "Pneumonoultramicroscopicsilicovolcanoconiosis! " + "a " * 40,
+        "word " * 60,
+        "Ünïcödé wörds, ñ, ß and 漢字 " * 6,
+    ],
+)
+def test_word_count_decides_the_short_text_rule_as_the_reference(engine, text):
+    """The take's word count (the reference's len(decode(ids).split())) is exact up to the short-text
+    limit + 1, and beyond it a count that is still above the limit: the only thing that reads it."""
+    limit = int(engine.lm.processor_config.get("short_text_max_words", 4))
+    for take in engine.prepare(text):
+        exact = len(engine.tokenizer.decode(take.ids).split())
+        assert (take.words <= limit) == (exact <= limit)
+        assert take.words == exact if exact <= limit + 1 else limit < take.words <= exact
