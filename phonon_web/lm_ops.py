@@ -207,14 +207,13 @@ class _LmKernelsBase:
                 raise ValueError(f"{label}: {w.name}: {k} columns do not split into 16-byte reads")
             end += w.rows
             seg_words += _segment_words(seg, end)
-        n_segments = len(segments)
         if epilogue == E_DOWN_SPLIT:
             seg_words += self._down_words(down, end, lanes, extra, label)
         elif down is not None:
             raise ValueError(f"{label}: `down` goes with E_DOWN_SPLIT only")
         seg_words += [0] * (8 * MAX_SEGMENTS - len(seg_words))
         values = {name: 0 for name in _GEMV_HEADER}
-        values.update(gate=gate, rows=end, n_segments=n_segments, ln_eps=1e-5)
+        values.update(gate=gate, rows=end, n_segments=len(segments), ln_eps=1e-5)
         sum_in = fields.pop("sum_in", None)  # the word of the sums E_RESIDUAL adds (None: none)
         values["sum_in"] = 0 if sum_in is None else 1 + sum_in
         for name, value in fields.items():

@@ -136,7 +136,7 @@ def _peak(row: Sequence[float]) -> int | None:
     as 0; None when no value is positive. A row of finite values (its sum is finite) takes builtins that
     loop in C: the engine walks a chunk's rows while the GPU works, and at the Rainbow passage's 193
     tokens the loop in Python cost ~30 us a row, a sixth of the GPU's time for the frame."""
-    if not row:
+    if len(row) == 0:  # (not `not row`: a numpy row has no truth value)
         return None
     if math.isfinite(sum(row)):
         top = max(row)

@@ -135,6 +135,25 @@ def test_position_walk_fed_in_pieces_is_frame_positions(rows, cuts, window):
     assert walk_.positions == frame_positions(rows, window)
 
 
+def test_positions_from_arrays_equal_positions_from_lists():
+    """The engine walks array('f') rows (numpy rows work too): the same positions as lists of the same
+    values, on the fast path (finite rows) and the slow one (NaN, infinities, negatives)."""
+    import numpy as np
+
+    rows = [
+        [0.1, 0.7, 0.2, 0.0],
+        [0.0, -1.0, 0.3, 0.3],
+        [float("nan"), 0.2, 0.5, 0.1],
+        [0.0, float("inf"), 0.4, 0.9],
+        [-0.5, -0.1, -2.0, -1.0],
+        [0.0, 0.0, 0.25, 0.75],
+    ]
+    as_f32 = [array("f", r).tolist() for r in rows]
+    want = frame_positions(as_f32)
+    assert frame_positions([array("f", r) for r in rows]) == want
+    assert frame_positions([np.array(r, np.float32) for r in rows]) == pytest.approx(want, abs=1e-6)
+
+
 def test_position_walk_rejects_a_row_of_another_width_in_a_later_piece():
     walk_ = PositionWalk()
     walk_.extend([[0.5, 0.5, 0.0]])

@@ -182,6 +182,8 @@ const KEY_LANES: u32 = 4u;                      // lanes that share a key in the
 const KEYS_AT_ONCE: u32 = WG_SIZE / KEY_LANES;  // keys a turn of the score pass
 const PAIRS_PER_LANE: u32 = PAIRS / KEY_LANES;
 const V_KEYS: u32 = 8u;                         // keys a group takes a turn of the value pass
+// the f16 value turns below (and FirstTurn's v0, v1) are written out for two quads of keys
+const_assert V_KEYS == 8u;
 // the first turn's keys and values loaded up front (f16 cache, 4 or 8 pairs a lane)
 const EARLY_TURN: bool = KV_F16 && (PAIRS_PER_LANE == 4u || PAIRS_PER_LANE == 8u);
 

@@ -20,9 +20,10 @@
 // paid four or five in a row. Drivers do not hoist loads across barriers or unroll loops whose turns
 // wait on loads, so the code does it itself: fixed-count blocks guarded by constants.
 //
-// Five files make the kernel: lm_sums.wgsl (the exact sums of E_DOWN_SPLIT), row_dot.wgsl (a row's dot product, shared with attention_step.wgsl),
-// gemv_early_loads.wgsl (what each invocation reads up front), gemv_prologues.wgsl (building x from
-// it) and this one (the constants, bindings, epilogues, main).
+// Six files make the kernel: lm_sums.wgsl (E_DOWN_SPLIT's exact sums), row_dot.wgsl (a row's dot
+// product, shared with attention_step.wgsl), gemv_extra.wgsl or gemv_extra_atomic.wgsl (the `extra`
+// binding), gemv_early_loads.wgsl (what each invocation reads up front), gemv_prologues.wgsl
+// (building x from it) and this one (the constants, bindings, epilogues, main).
 //
 // Bindings are the same for every variant; a variant that does not use one gets a small dummy buffer.
 //   src    the input (P_LOAD, P_LAYERNORM, P_ADALN, P_SILU at src_offset; P_ATTN_MERGE: the partials)
@@ -212,18 +213,18 @@ fn down_dot_loaded(o: u32, first: u32) -> f32 {
 }
 
 fn add_down_shares(group: u32, lid: u32, early: DownShare) {
+    let seg = params.segs[1];
     let first = group * ROWS;
     for (var t = 0u; t < DOWN_TURNS; t++) {
         let o = lid + t * WG_SIZE;
         if (o >= DOWN) { break; }
         var v: f32;
         if (early.q8) {
-            let s = q8_scale_value(early.scale_words[t], o, params.segs[1].padded, first / 32u);
+            let s = q8_scale_value(early.scale_words[t], o, seg.padded, first / 32u);
             v = s * q8_dot16(early.w[t], units4(0u), units4(4u), units4(8u), units4(12u));
         } else {
             v = down_dot_loaded(o, first);
         }
-        let seg = params.segs[1];
         if (group == 0u && seg.has_bias != 0u) {  // fc2's bias, added once
             v += vector_value(seg.bias_kind, vector_word(seg.bias_kind, seg.bias, o), o);
         }

@@ -108,15 +108,15 @@ fn load_tail(group: u32, lid: u32) -> Tail {
     return t;
 }
 
-
 // E_DOWN_SPLIT: this invocation's fc2 rows (lid, lid + 256) over the workgroup's 16 columns, when fc2 is
 // q8 and a workgroup has 16 rows of fc1 (16 lanes a row): one 16-byte load and a scale word a row.
 struct DownShare { w: array<vec4<u32>, 2>, scale_words: array<u32, 2>, q8: bool }
 
 fn load_down_share(group: u32, lid: u32) -> DownShare {
     var d: DownShare;
+    if (EPILOGUE != E_DOWN_SPLIT || ROWS != 16u || DOWN_TURNS > 2u) { return d; }
     let seg = params.segs[1];
-    if (EPILOGUE != E_DOWN_SPLIT || ROWS != 16u || DOWN_TURNS > 2u || seg.kind != KIND_Q8) { return d; }
+    if (seg.kind != KIND_Q8) { return d; }
     d.q8 = true;
     let first = group * ROWS;
     for (var t = 0u; t < DOWN_TURNS; t++) {
