@@ -77,7 +77,10 @@ def take_gpu_timeline(engine, voice: str, text: str) -> dict:
     # the CPU's work after the GPU: the last chunk's collect, the word times and their text spans
     spans: dict[str, list[tuple[float, float]]] = {"collect": [], "align": [], "attach": []}
     originals = {name: getattr(engine_module, name) for name in ("align", "attach")}
-    collect = engine._collect
+    collect, take, prepare = engine._collect, engine._take, engine._prepare
+    take_ends: list[float] = []
+    prepared: list[tuple[float, float]] = []
+    submitted: list[tuple[float, float]] = []  # each submit's call and return
 
     def timed(name, fn):
         def call(*args, **kwargs):
@@ -93,9 +96,22 @@ def take_gpu_timeline(engine, voice: str, text: str) -> dict:
         spans["collect"].append((last_read[0], time.perf_counter()))  # from its read's return
         return data
 
+    async def timed_take(*args, **kwargs):
+        result = await take(*args, **kwargs)
+        take_ends.append(time.perf_counter())
+        return result
+
+    def timed_prepare(*args, **kwargs):
+        start = time.perf_counter()
+        result = prepare(*args, **kwargs)
+        prepared.append((start, time.perf_counter()))
+        return result
+
     def labelled_submit(programs):
         clock.label = (clock.label[0] + 1, "+".join(f"{p.label} x{n}" for p, n in programs))
+        start = time.perf_counter()
         submit(programs)
+        submitted.append((start, time.perf_counter()))
 
     async def timed_read(buffer, offset, size):
         data = await read(buffer, offset, size)
@@ -103,7 +119,7 @@ def take_gpu_timeline(engine, voice: str, text: str) -> dict:
         return data
 
     door.submit, door.read, door.pass_clock = labelled_submit, timed_read, clock
-    engine._collect = timed_collect
+    engine._collect, engine._take, engine._prepare = timed_collect, timed_take, timed_prepare
     for name, fn in originals.items():
         setattr(engine_module, name, timed(name, fn))
     try:
@@ -112,7 +128,7 @@ def take_gpu_timeline(engine, voice: str, text: str) -> dict:
         ended = time.perf_counter()
     finally:
         door.submit, door.read, door.pass_clock = submit, read, None
-        del engine._collect
+        del engine._collect, engine._take, engine._prepare
         for name, fn in originals.items():
             setattr(engine_module, name, fn)
     passes = clock.passes()
@@ -125,6 +141,21 @@ def take_gpu_timeline(engine, voice: str, text: str) -> dict:
     for label, start, end in passes:
         per_submit[label] = per_submit.get(label, 0.0) + (end - start) / 1e6
     span_ms = (last - first) / 1e6
+    gpu_start = last_read[0] - span_ms / 1000  # on the CPU's clock
+    before = {
+        "prepare": 1000 * (prepared[0][1] - prepared[0][0]),  # normalising, splitting, tokenising
+        "to_first_submit": 1000 * (submitted[0][0] - prepared[0][1]),  # checks, the request's writes
+        "first_submit": 1000 * (submitted[0][1] - submitted[0][0]),  # encoding it
+    }
+    before = {name: round(ms, 3) for name, ms in before.items()}
+    before["other"] = round(1000 * (gpu_start - began) - sum(before.values()), 3)
+    after = {
+        name: round(sum(1000 * (b - max(a, last_read[0])) for a, b in found if b > last_read[0]), 3)
+        for name, found in spans.items()
+    }
+    # the take's own tail after its last collect: cutting the samples and rows to the frames kept
+    after["take_after_collect"] = round(1000 * (take_ends[-1] - spans["collect"][-1][1]), 3)
+    after["other"] = round(1000 * (ended - last_read[0]) - sum(after.values()), 3)
     gpu_end_ms = 1000 * (last_read[0] - began)
     return {
         "text_chars": len(text),
@@ -134,11 +165,9 @@ def take_gpu_timeline(engine, voice: str, text: str) -> dict:
         "gpu_span_ms": round(span_ms, 3),
         "gpu_busy_ms": round(busy / 1e6, 3),
         "gpu_idle_in_span_ms": round(span_ms - busy / 1e6, 3),
+        "cpu_before_gpu_parts_ms": before,
         "cpu_after_gpu_ms": round(1000 * ended - 1000 * last_read[0], 3),
-        "cpu_after_gpu_parts_ms": {
-            name: round(sum(1000 * (b - max(a, last_read[0])) for a, b in found if b > last_read[0]), 3)
-            for name, found in spans.items()
-        },
+        "cpu_after_gpu_parts_ms": after,
         "largest_gaps": [
             {"ms": round(gap / 1e6, 3), "before": passes[i][0][1]} for gap, i in gaps[:6]
         ],

@@ -56,11 +56,16 @@ CHUNK_FRAMES = 32
 # (80 ms a frame) has played: CHUNK_FRAMES frames take 32 x 80 / speed ms, under 80 ms above 32x; 128x
 # leaves a margin of 4 for a take slower than the last one.
 SKIP_RAMP_ABOVE = 128.0
-# Steps of chunk 1 submitted ahead of the rest of it (Engine._pieces). They grow to 8 and stay there: a
-# piece must be encoded while the GPU runs the pieces before it, and the CPU of a lent H200 took about
-# 170 us to encode a step that the GPU ran in 210, so a piece twice the last one's size left the GPU
-# idle (2 ms a take, before chunk 2's 32 steps + codec chunk, 5.5 ms to encode, found little queued).
-LEAD_STEPS = (2, 4, 8, 8, 8)
+# The steps of the chunks that start before frame PIECES_UNTIL go to the GPU in submits of their own
+# ("pieces", Engine._pieces), the GPU working on each while the CPU encodes the next; a chunk's codec
+# pass and readback go with its last piece. A lent H200's CPU took 120-190 us to encode a step that its
+# GPU ran in ~200 (and a submit of 32 steps and the codec in 4.6 ms against the GPU's 7.6): a piece
+# must be encoded while the GPU runs the ones queued before it, so the pieces grow slowly, 2, 3, 4, 5, 6,
+# then LEAD_STEPS[-1] each. Chunk 2 in one submit left the GPU idle 1.6-2.7 ms a take (the timelines of
+# h200-breakdown-2026-12-01-6badf76.json); past PIECES_UNTIL the CPU is a chunk ahead and each extra
+# submit would only cost the GPU its boundary.
+LEAD_STEPS = (2, 3, 4, 5, 6, 8)
+PIECES_UNTIL = 128
 FRAME_SECONDS = 0.08  # one frame of audio (12.5 frames a second)
 STAGING_SLOTS = 4  # readback buffers in the ring: more than the submits in flight
 STATE_BYTES = 4 * STATE_WORDS
@@ -74,6 +79,24 @@ def chunk_schedule(max_frames: int, first=FIRST_CHUNKS, frames=CHUNK_FRAMES) -> 
         size = first[len(out)] if len(out) < len(first) else frames
         out.append((start, size))
         start += size
+    return out
+
+
+def chunk_leads(schedule, lead=LEAD_STEPS, until=PIECES_UNTIL) -> list[tuple[int, ...]]:
+    """For every chunk of `schedule`, the steps of its pieces before its last one (Engine._pieces): none
+    for chunk 0 (one step) and for chunks from frame `until` on; the pieces of the others take the
+    sizes of `lead` in turn across the take, then its last size, and never the whole chunk."""
+    out, taken = [], 0
+    for index, (first, frames) in enumerate(schedule):
+        sizes, sent = [], 0
+        while index > 0 and first < until:
+            size = lead[min(taken, len(lead) - 1)]
+            if sent + size >= frames:
+                break
+            sizes.append(size)
+            sent += size
+            taken += 1
+        out.append(tuple(sizes))
     return out
 
 
@@ -110,10 +133,12 @@ class _Harvest:
 
 @dataclass
 class _Plan:
-    """A chunk schedule, (first frame, frames) a chunk, and each chunk's prebuilt submit."""
+    """A chunk schedule, (first frame, frames) a chunk, each chunk's prebuilt submit and the steps it
+    sends ahead in pieces (chunk_leads)."""
 
     schedule: list[tuple[int, int]]
     submits: list[list[tuple[Program, int]]]
+    leads: list[tuple[int, ...]]
 
 
 class Engine:
@@ -213,7 +238,7 @@ class Engine:
                 self.door.compile(readback)
                 readbacks[key] = readback
             submits.append([(self.lm.step, frames), (self.codec.chunk[frames], 1), (readbacks[key], 1)])
-        return _Plan(schedule, submits)
+        return _Plan(schedule, submits, chunk_leads(schedule))
 
     def plan(self) -> _Plan:
         """The chunk schedule of the next take: the ramp, or no ramp after a take that was fast enough
@@ -344,7 +369,10 @@ class Engine:
                 words = [Timed(w.text, w.start + offset, w.end + offset) for w in words]
                 speech.words += attach(words, take.text, take.start, spoken.original_span, text)
                 speech.tokens += [Timed(t.text, t.start + offset, t.end + offset) for t in tokens]
-                speech.audio.extend(samples)
+                if speech.audio:
+                    speech.audio.extend(samples)
+                else:  # the take's own array: a long take's 6 MB were copied after the GPU finished
+                    speech.audio = samples
                 speech.frames += frames
                 offset += len(samples) / self.sample_rate
                 if on_progress is not None:
@@ -392,7 +420,7 @@ class Engine:
                 for part in lm.start_parts(voice):
                     door.submit([(part, 1)])
                 submit = [(self.codec.reset, 1), *submit]
-            pieces = self._pieces(index, submit)
+            pieces = self._pieces(submit, plan.leads[index])
             door.submit(pieces[0])
             pending.append(index)
             # first audio as early as possible: chunk 0 is read as soon as chunk 1's first piece is
@@ -416,16 +444,16 @@ class Engine:
         _stop_if(should_stop)
         return got.samples, got.rows, got.walk.positions[:frames_kept], frames_kept
 
-    def _pieces(self, index: int, submit: list[tuple[Program, int]]) -> list[list[tuple[Program, int]]]:
-        """Chunk `index`'s submit as the GPU gets it. Chunk 1 sends LEAD_STEPS of its steps ahead, each
-        in a submit of its own: the CPU reads chunk 0 once the first is queued, and the GPU works on
-        each while the CPU encodes the next (16 steps in one submit took the lent H200's CPU 3.4 ms to
-        encode: first audio waited for it, and the GPU idled)."""
-        if index != 1:
-            return [submit]
+    @staticmethod
+    def _pieces(submit: list[tuple[Program, int]], leads: tuple[int, ...]) -> list[list[tuple[Program, int]]]:
+        """A chunk's submit as the GPU gets it: `leads` steps in submits of their own (as many of them
+        as leave steps for the last), then the rest with the codec pass and the readback. The CPU reads
+        chunk 0 once chunk 1's first piece is queued, and the GPU works on each piece while the CPU
+        encodes the next (chunk 1's 16 steps in one submit took a lent H200's CPU 3.4 ms to encode:
+        first audio waited for it, and the GPU idled)."""
         (step, steps), rest = submit[0], submit[1:]
         pieces, sent = [], 0
-        for lead in LEAD_STEPS:
+        for lead in leads:
             if sent + lead >= steps:
                 break
             pieces.append([(step, lead)])

@@ -23,13 +23,19 @@ def test_a_take_timed_pass_by_pass(tiny_weights):
     assert all(s["ms"] > 0 for s in submits)
     assert abs(sum(s["ms"] for s in submits) - report["gpu_busy_ms"]) < 1e-2
     assert report["passes"] >= len(submits)
+    before = report["cpu_before_gpu_parts_ms"]
+    assert set(before) == {"prepare", "to_first_submit", "first_submit", "other"}
+    assert before["prepare"] > 0 and before["first_submit"] > 0
+    assert abs(sum(before.values()) - report["cpu_before_gpu_ms"]) < 1e-2
     parts = report["cpu_after_gpu_parts_ms"]
-    assert set(parts) == {"collect", "align", "attach"} and parts["align"] > 0
-    assert sum(parts.values()) <= report["cpu_after_gpu_ms"]
+    assert set(parts) == {"collect", "take_after_collect", "align", "attach", "other"} and parts["align"] > 0
+    assert all(parts[name] >= 0 for name in ("collect", "take_after_collect", "align", "attach"))
+    assert abs(sum(parts.values()) - report["cpu_after_gpu_ms"]) < 1e-2
     import phonon_web.engine as engine_module  # the wrapped functions are the engine's again
     from phonon_web.timing import align
 
-    assert engine_module.align is align and "_collect" not in vars(engine)
+    assert engine_module.align is align and "_collect" not in vars(engine) and "_take" not in vars(engine)
+    assert "_prepare" not in vars(engine)
     # the audio does not depend on the timestamps
     again = phonon_web.gpu.door.run_sync(engine.speak("Hi there.", voice=voice, eos_threshold=float("inf")))
     assert again.frames == report["frames"]

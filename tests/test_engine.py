@@ -2,7 +2,7 @@
 
 import pytest
 
-from phonon_web.engine import Engine
+from phonon_web.engine import Engine, chunk_leads, chunk_schedule
 from phonon_web.errors import OptionError, TextError, VoiceError
 from phonon_web.files import ModelFiles
 from phonon_web.gpu.door import run_sync
@@ -93,10 +93,12 @@ def test_a_fast_take_skips_the_ramp(door, files):
     assert fast_sizes == [1, 32, 7]
     assert fast.audio.tobytes() == ramp.audio.tobytes()
     assert engine.door.created == created
-    # after the start's pieces: chunk 0 (1 step), chunk 1's steps in pieces of 2, 4, 8, 8, 8 and the
-    # last 2 with its codec chunk, then the last 7; chunk 0 is delivered once the piece of 2 is queued
+    # after the start's pieces: chunk 0 (1 step), chunk 1's steps in pieces of 2, 3, 4, 5, 6, 8 and the
+    # last 4 with its codec chunk, then the last 7 (too few for a piece of 8 and the rest); chunk 0 is
+    # delivered once the piece of 2 is queued
     steps = [e for e in events if e]
-    assert steps[:9] == [[1], [2], "audio", [4], [8], [8], [8], [2], [7]] and steps.count("audio") == 3
+    assert steps[:10] == [[1], [2], "audio", [3], [4], [5], [6], [8], [4], [7]]
+    assert steps.count("audio") == 3
     engine.skip_ramp_above = engine.last_take_speed * 1e6  # no take is that fast
     assert sizes(3)[0] == ramp_sizes
 
@@ -116,10 +118,24 @@ def test_the_last_chunk_stops_at_the_budget(engine, monkeypatch):
     cut = speak(engine, seed=5, max_frames=20, eos_threshold=float("inf"))
     last = submits[-1]
     assert last[0] == (engine.lm.step, 5) and last[1] == (engine.codec.chunk[8], 1)
-    assert [n for program, n in (s[0] for s in submits[2:]) if program is engine.lm.step] == [2, 4, 8, 5]
+    # chunks of 2, 4, 8 and 5 steps, the 4 and 8 in pieces (chunk_leads: 2; 3, 4; then the rest)
+    steps = [n for program, n in (s[0] for s in submits[2:]) if program is engine.lm.step]
+    assert steps == [2, 2, 2, 3, 4, 1, 5]
     whole = speak(engine, seed=5, max_frames=31, eos_threshold=float("inf"))
     assert cut.frames == 20 and whole.frames == 31
     assert cut.audio.tobytes() == whole.audio[: len(cut.audio)].tobytes()
+
+
+def test_chunk_leads_grow_across_the_take_and_stop_at_their_frame():
+    fast = chunk_schedule(768, (1,), 32)
+    leads = chunk_leads(fast, lead=(2, 3, 4, 5, 6, 8), until=128)
+    assert leads[:6] == [(), (2, 3, 4, 5, 6, 8), (8, 8, 8), (8, 8, 8), (8, 8, 8), ()]
+    assert all(not sizes for (first, _), sizes in zip(fast, leads, strict=True) if first >= 128)
+    ramp = chunk_schedule(60, (1, 2, 4, 8, 16), 32)
+    # the sequence goes on across chunks; a chunk keeps steps for its last piece (2 frames: none ahead)
+    assert chunk_leads(ramp, lead=(2, 3, 4, 5, 6, 8), until=128) == [(), (), (2,), (3, 4), (5, 6), (8, 8, 8)]
+    for (_, frames), sizes in zip(ramp, chunk_leads(ramp, lead=(1,), until=128), strict=True):
+        assert sum(sizes) < frames
 
 
 def test_the_start_goes_in_pieces_that_make_the_whole_start(engine):
