@@ -35,13 +35,16 @@ def _key(text: str) -> str:
     return "".join(ch for ch in text.lower() if ch.isalnum())
 
 
-def locate(words: list[Timed], text: str) -> list[tuple[int, int] | None]:
+def locate(
+    words: list[Timed], text: str, spans: list[tuple[int, int]] | None = None
+) -> list[tuple[int, int] | None]:
     """Each word's span in `text` (the part it was spoken from); None where it cannot be told.
 
     The tokenizer's own normaliser can change a part's text (brackets to commas, a final period), so
     the counts usually but not always agree; where they differ the words are matched by their letters
-    and digits."""
-    spans = written_words(text)
+    and digits. `spans`: written_words(text) when already known."""
+    if spans is None:
+        spans = written_words(text)
     if len(spans) == len(words):
         return list(spans)
     found: list[tuple[int, int] | None] = [None] * len(words)
@@ -54,12 +57,20 @@ def locate(words: list[Timed], text: str) -> list[tuple[int, int] | None]:
     return found
 
 
-def attach(words: list[Timed], text: str, offset: int, original_span, original: str) -> list[Timed]:
+def attach(
+    words: list[Timed],
+    text: str,
+    offset: int,
+    original_span,
+    original: str,
+    spans: list[tuple[int, int]] | None = None,
+) -> list[Timed]:
     """`words` of a part spoken from `text` (which starts at `offset` in the spoken text), with their
     spans in the caller's `original` text through `original_span(start, end)`; words of one written
-    token merged."""
+    token merged. `spans`: written_words(text) when already known (the engine finds them while the GPU
+    works)."""
     out: list[Timed] = []
-    for word, span in zip(words, locate(words, text), strict=True):
+    for word, span in zip(words, locate(words, text, spans), strict=True):
         if span is None:
             out.append(word)
             continue

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import phonon_web.normalize as normalize_module
 from phonon_web.normalize import Normalized, cardinal, normalize, ordinal, year
 
 CASES_FILE = os.path.join(os.path.dirname(__file__), "data", "normalize_cases.tsv")
@@ -211,6 +212,25 @@ ALPHABET = st.sampled_from(
 @given(st.lists(ALPHABET, max_size=40).map("".join))
 def test_never_raises_on_token_soup(text: str):
     check_invariants(text, normalize(text))
+
+
+def _matches(pattern: re.Pattern, text: str) -> list[tuple[str | None, tuple[int, int]]]:
+    return [(m.lastgroup, m.span()) for m in pattern.finditer(text)]
+
+
+_PLAIN_MASTER = re.compile(normalize_module._ALTERNATION)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.lists(ALPHABET, max_size=40).map("".join), st.text(max_size=80)))
+def test_the_scan_prefilter_changes_no_match(text: str):
+    """_MASTER says where a match may start before its alternatives: it must find what they find."""
+    assert _matches(normalize_module._MASTER, text) == _matches(_PLAIN_MASTER, text)
+
+
+def test_the_scan_prefilter_changes_no_match_on_the_table():
+    for written, _ in CASES:
+        assert _matches(normalize_module._MASTER, written) == _matches(_PLAIN_MASTER, written), written
 
 
 @settings(max_examples=300, deadline=None)

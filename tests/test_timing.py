@@ -17,6 +17,7 @@ from phonon_web.timing import (
     align,
     frame_positions,
     loudness_db,
+    text_layout,
     word_groups,
 )
 
@@ -499,6 +500,20 @@ def test_properties(case):
         assert all(tokens[i].start == tokens[i - 1].end for i in g[1:])
     starts = [t.start for t in tokens]
     assert starts == sorted(starts)
+
+
+@settings(max_examples=150, deadline=None)
+@given(cases())
+def test_a_layout_made_ahead_gives_the_same_times(case):
+    rows, pieces, samples, shift = case
+    assert align(rows, pieces, samples, shift_frames=shift, layout=text_layout(pieces)) == align(
+        rows, pieces, samples, shift_frames=shift
+    )
+
+
+def test_a_layout_of_other_pieces_is_refused():
+    with pytest.raises(ValueError, match="other pieces"):
+        align([[0.9, 0.1]], ["▁a", "▁b"], sine(0.1), layout=text_layout(["▁a", "▁c"]))
 
 
 @settings(max_examples=200, deadline=None)
