@@ -32,7 +32,7 @@ class PassClock:
         self.resolved = door.device.create_buffer(size=8 * capacity, usage=resolvable)
         self.used = 0
         self.flushed = 0
-        self.labels: list[tuple[int, str]] = []  # a pass's submit: (its number, what it held)
+        self.labels: dict[int, tuple[int, str]] = {}  # a pass's first query -> (its submit's number, what)
         self.label = (0, "")
 
     def pass_writes(self) -> dict:
@@ -40,7 +40,7 @@ class PassClock:
             raise RuntimeError(f"more than {self.capacity // 2} passes in one timeline")
         first = self.used
         self.used += 2
-        self.labels.append(self.label)
+        self.labels[first] = self.label
         return {"query_set": self.queries, "beginning_of_pass_write_index": first,
                 "end_of_pass_write_index": first + 1}  # fmt: skip
 
@@ -52,7 +52,8 @@ class PassClock:
             self.flushed = self.used
 
     def passes(self) -> list[tuple[tuple[int, str], int, int]]:
-        """((submit number, what it held), start ns, end ns) of every pass, in submission order."""
+        """((submit number, what it held), start ns, end ns) of every pass that ran, in the order
+        they were recorded (a pass recorded but never submitted wrote no timestamps)."""
         from phonon_web.gpu.door import READBACK, Program, run_sync
 
         size = 8 * max(self.flushed, 1)
@@ -62,17 +63,21 @@ class PassClock:
         self.door.submit([(program, 1)])
         stamps = memoryview(run_sync(self.door.read(staging, 0, size))).cast("Q")
         starts = [i for i in range(0, self.flushed, 2) if stamps[i] or stamps[i + 1]]
-        return [(self.labels[n], stamps[i], stamps[i + 1]) for n, i in enumerate(starts)]
+        return [(self.labels[i], stamps[i], stamps[i + 1]) for i in starts]
 
 
 def take_gpu_timeline(engine, voice: str, text: str) -> dict:
-    """Run one take of `text` to its budget with every pass timed; the phases of its wall time."""
+    """Run a take of `text` to its budget with every pass timed; the phases of its wall time.
+
+    The take is the second of two: the engine records the first chunks of a take during the take
+    before it (Engine._record_ahead), so the first take, timed too but not reported, makes the second
+    start as every take after a first one does, its recorded passes timed."""
     import phonon_web.engine as engine_module
     from phonon_web.gpu.door import run_sync
 
     door = engine.door
     clock = PassClock(door)
-    submit, read = door.submit, door.read
+    submit, read, record_ahead = door.submit, door.read, door.record_ahead
     last_read = [0.0]
     # the CPU's work after the GPU: the last chunk's collect, the word times and their text spans
     spans: dict[str, list[tuple[float, float]]] = {"collect": [], "align": [], "attach": []}
@@ -107,11 +112,18 @@ def take_gpu_timeline(engine, voice: str, text: str) -> dict:
         prepared.append((start, time.perf_counter()))
         return result
 
+    def label(programs, what=""):
+        clock.label = (clock.label[0] + 1, what + "+".join(f"{p.label} x{n}" for p, n in programs))
+
     def labelled_submit(programs):
-        clock.label = (clock.label[0] + 1, "+".join(f"{p.label} x{n}" for p, n in programs))
+        label(programs)
         start = time.perf_counter()
         submit(programs)
         submitted.append((start, time.perf_counter()))
+
+    def labelled_record_ahead(programs):
+        label(programs, "(ahead) ")  # the passes it records carry this label when they run
+        return record_ahead(programs)
 
     async def timed_read(buffer, offset, size):
         data = await read(buffer, offset, size)
@@ -119,19 +131,29 @@ def take_gpu_timeline(engine, voice: str, text: str) -> dict:
         return data
 
     door.submit, door.read, door.pass_clock = labelled_submit, timed_read, clock
+    door.record_ahead = labelled_record_ahead
     engine._collect, engine._take, engine._prepare = timed_collect, timed_take, timed_prepare
     for name, fn in originals.items():
         setattr(engine_module, name, timed(name, fn))
     try:
+        run_sync(engine.speak(text, voice=voice, eos_threshold=float("inf")))  # the lead-in take
+        for found in (*spans.values(), take_ends, prepared, submitted):
+            found.clear()
+        first_submit = clock.label[0] + 1  # the reported take's first submit (its prefill's first piece)
         began = time.perf_counter()
         speech = run_sync(engine.speak(text, voice=voice, eos_threshold=float("inf")))
         ended = time.perf_counter()
     finally:
         door.submit, door.read, door.pass_clock = submit, read, None
-        del engine._collect, engine._take, engine._prepare
+        del door.record_ahead, engine._collect, engine._take, engine._prepare
         for name, fn in originals.items():
             setattr(engine_module, name, fn)
-    passes = clock.passes()
+        engine._ahead = None  # what it recorded writes timestamps into the query set destroyed below
+    # the reported take's passes: from its first submit's on (the lead-in's all ended before), in the
+    # order they ran (recorded-ahead passes were recorded during the lead-in)
+    passes = sorted(clock.passes(), key=lambda p: p[1])
+    start = min(begin for (number, _), begin, _ in passes if number == first_submit)
+    passes = [p for p in passes if p[1] >= start]
     clock.queries.destroy()
     clock.resolved.destroy()
     first, last = passes[0][1], max(end for _, _, end in passes)

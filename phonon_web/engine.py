@@ -66,6 +66,8 @@ SKIP_RAMP_ABOVE = 128.0
 # submit would only cost the GPU its boundary.
 LEAD_STEPS = (2, 3, 4, 5, 6, 8)
 PIECES_UNTIL = 128
+# Chunks of a take recorded during the take before it (Engine._record_ahead): chunk 0 and chunk 1.
+AHEAD_CHUNKS = 2
 FRAME_SECONDS = 0.08  # one frame of audio (12.5 frames a second)
 STAGING_SLOTS = 4  # readback buffers in the ring: more than the submits in flight
 STATE_BYTES = 4 * STATE_WORDS
@@ -223,6 +225,8 @@ class Engine:
         self._staging = [door.buffer(slot_bytes, READBACK, f"staging {i}") for i in range(STAGING_SLOTS)]
         readbacks: dict[tuple[int, int, int], Program] = {}  # (first, frames, slot): shared by the plans
         self.ramp, self.fast = (self._plan(schedule, readbacks) for schedule in (ramp, fast))
+        # (plan, command buffers) of the next take's first chunks, recorded during the last take
+        self._ahead: tuple[_Plan, list] | None = None
         # Requests take the GPU one at a time, in order (see `speak`).
         self._queue = asyncio.Lock()
         self._requests = 0  # running or waiting
@@ -428,12 +432,15 @@ class Engine:
         end = 0
         done = False
         plan = self.plan()
+        ahead = self._ahead[1] if self._ahead_of(plan) else []
+        self._ahead = None  # used now or never: a recorded command buffer goes once
         started = time.perf_counter()
         for index, (first, frames) in enumerate(plan.schedule):
             if first >= budget:
                 break
             submit = plan.submits[index]
-            if first + frames > budget:
+            cut = first + frames > budget
+            if cut:
                 submit = self._last_submit(plan, index, budget - first)
             if index == 0:
                 # The prefill goes alone, in pieces, so that the GPU starts on it while the CPU encodes
@@ -442,22 +449,28 @@ class Engine:
                 for part in lm.start_parts(voice):
                     door.submit([(part, 1)])
                 submit = [(self.codec.reset, 1), *submit]
-            pieces = self._pieces(submit, plan.leads[index])
-            door.submit(pieces[0])
+            if index < len(ahead) and not cut:
+                pieces = [ahead[index]]  # recorded during the last take (_record_ahead)
+            else:
+                # after recorded chunks the GPU has a chunk queued: no pieces needed
+                pieces = self._pieces(submit, () if ahead else plan.leads[index])
+            self._send(pieces[0])
             pending.append(index)
             # first audio as early as possible: chunk 0 is read as soon as chunk 1's first piece is
             # queued behind it
             if index == 1 and pending[0] == 0:
                 end, done = await self._collect(plan, pending.pop(0), take, got, on_audio, speech, began)
             for piece in pieces[1:] if not done else ():
-                door.submit(piece)
+                self._send(piece)
             while pending and len(pending) > self.lag and not done:
                 end, done = await self._collect(plan, pending.pop(0), take, got, on_audio, speech, began)
             if done:
                 break
             _stop_if(should_stop)
         if not done:
-            take.lay_out()  # every chunk is submitted: the CPU would otherwise wait for the GPU
+            # every chunk is submitted: the CPU would otherwise wait for the GPU
+            take.lay_out()
+            self._record_ahead(plan)
         while pending and not done:
             _stop_if(should_stop)
             end, done = await self._collect(plan, pending.pop(0), take, got, on_audio, speech, began)
@@ -467,6 +480,27 @@ class Engine:
         self.last_take_speed = frames_kept * FRAME_SECONDS / max(time.perf_counter() - started, 1e-9)
         _stop_if(should_stop)
         return got.samples, got.rows, got.walk.positions[:frames_kept], frames_kept
+
+    def _ahead_of(self, plan: _Plan) -> bool:
+        return self._ahead is not None and self._ahead[0] is plan
+
+    def _record_ahead(self, plan: _Plan) -> None:
+        """Record the next take's first two chunks (AHEAD_CHUNKS) now, while the GPU finishes this
+        take's last ones: they hold no request data (the take's start writes it into buffers), and
+        encoding them at the next take's start kept its GPU waiting for the CPU (the pieces). Only
+        for the plan without the ramp, after a take that used it: the next take will use it too."""
+        if plan is not self.fast or self._ahead_of(plan):
+            return
+        firsts = [[(self.codec.reset, 1), *plan.submits[0]], *plan.submits[1:AHEAD_CHUNKS]]
+        recorded = [self.door.record_ahead(submit) for submit in firsts]
+        if all(r is not None for r in recorded):
+            self._ahead = (plan, recorded)
+
+    def _send(self, piece) -> None:
+        if isinstance(piece, list):
+            self.door.submit(piece)
+        else:
+            self.door.submit_recorded(piece)
 
     @staticmethod
     def _pieces(submit: list[tuple[Program, int]], leads: tuple[int, ...]) -> list[list[tuple[Program, int]]]:

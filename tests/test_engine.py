@@ -103,6 +103,37 @@ def test_a_fast_take_skips_the_ramp(door, files):
     assert sizes(3)[0] == ramp_sizes
 
 
+def test_a_take_after_a_fast_one_starts_from_chunks_recorded_ahead(door, files):
+    """A take on the schedule without the ramp records the next take's chunks 0 and 1 once its own are
+    all submitted; the next take submits them as they are and its later chunks whole, with the same
+    samples bit for bit and no GPU object made. A take whose budget cuts chunk 1 encodes that one."""
+    engine = Engine(door, files, max_frames=80, skip_ramp_above=0.0)  # every take after the first: fast
+    speak(engine, seed=4, max_frames=80, eos_threshold=float("inf"))  # the ramp: nothing recorded
+    assert engine._ahead is None
+    plain = speak(engine, seed=4, max_frames=80, eos_threshold=float("inf"))  # fast: records ahead
+    assert engine._ahead is not None and engine._ahead[0] is engine.fast
+    created = engine.door.created.copy()
+    events = []
+    real_submit, real_recorded = engine.door.submit, engine.door.submit_recorded
+    engine.door.submit = lambda items: (
+        events.append([n for p, n in items if p is engine.lm.step]),
+        real_submit(items),
+    )
+    engine.door.submit_recorded = lambda recorded: (events.append("recorded"), real_recorded(recorded))
+    try:
+        again = speak(engine, seed=4, max_frames=80, eos_threshold=float("inf"))
+        # the start's pieces, then chunks 0 and 1 as recorded, then 32 and the last 15 frames whole
+        assert [e for e in events if e] == ["recorded", "recorded", [32], [15]]
+        assert again.audio.tobytes() == plain.audio.tobytes() and again.frames == plain.frames == 80
+        assert engine.door.created == created
+        events.clear()
+        cut = speak(engine, seed=4, max_frames=20, eos_threshold=float("inf"))
+        assert [e for e in events if e] == ["recorded", [19]]  # chunk 0 as recorded; chunk 1 cut to 19
+        assert cut.audio.tobytes() == plain.audio[: len(cut.audio)].tobytes()
+    finally:
+        del engine.door.submit, engine.door.submit_recorded
+
+
 def test_the_last_chunk_stops_at_the_budget(engine, monkeypatch):
     """20 frames: chunks of 1, 2, 4 and 8, then 5 of the next 16. That submit runs 5 steps and the
     codec's chunk of 8 (the smallest that holds them), and the samples are the first 20 frames of a

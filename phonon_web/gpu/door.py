@@ -127,6 +127,17 @@ class Door:
         """Encode each (program, repeat) in order into one command buffer and submit it."""
         raise NotImplementedError
 
+    def record_ahead(self, programs: list[tuple[Program, int]]) -> Any | None:
+        """`programs` encoded now into a command buffer that `submit_recorded` sends later, once; None
+        where this door cannot keep one (the engine then submits the programs when it needs them).
+        The engine records the first submits of its next take while the GPU finishes this one: they
+        hold only prebuilt work, so recording them early changes nothing but when the CPU pays."""
+        return None
+
+    def submit_recorded(self, recorded: Any) -> None:
+        """Submit what `record_ahead` returned (each at most once)."""
+        raise NotImplementedError
+
     async def read(self, buffer, offset: int, size: int) -> bytes:
         """Bytes of a READBACK buffer once the submitted work that copies into it has finished."""
         raise NotImplementedError

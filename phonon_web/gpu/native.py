@@ -196,19 +196,31 @@ class NativeDoor(Door):
         self.queue.write_buffer(buffer, offset, data)
 
     def submit(self, programs):
-        # Submitted for its index, so that `read` can wait for this submission alone.
-        # (the command buffer object must outlive the call: its finaliser releases the handle)
-        command_buffer = self.record(programs).finish()
-        commands = self._ffi.new("WGPUCommandBuffer[]", [command_buffer._internal])
+        self._submit(_Recorded(self.record(programs).finish(), programs))
+
+    def record_ahead(self, programs):
+        return _Recorded(self.record(programs).finish(), programs)
+
+    def submit_recorded(self, recorded):
+        self._submit(recorded)
+
+    def _submit(self, recorded):
+        # Submitted for its index, so that `read` can wait for this submission alone. The command
+        # buffer's Python object releases its handle when dropped (after the submit, or unsubmitted).
+        buffer, recorded.buffer = recorded.buffer, None
+        if buffer is None:
+            raise RuntimeError("a recorded command buffer was submitted twice")
+        commands = self._ffi.new("WGPUCommandBuffer[]", [buffer._internal])
         index = self._lib.wgpuQueueSubmitForIndex(self.queue._internal, 1, commands)
-        del command_buffer
-        for program, _ in programs:
+        del buffer
+        for program, _ in recorded.programs:
             for target in program.compiled[2]:
                 self._written_by[id(target)] = index
 
     def record(self, programs):
         """A command encoder holding [(program, repeat)], its passes ended: `submit` without the
-        finish and the submit (bench/encode_costs.py times the three apart)."""
+        finish and the submit (bench/encode_costs.py times the three apart). A program is compiled
+        here if it was not yet."""
         lib, null = self._lib, self._ffi.NULL
         set_pipeline = lib.wgpuComputePassEncoderSetPipeline
         set_bind_group = lib.wgpuComputePassEncoderSetBindGroup
@@ -280,6 +292,15 @@ class NativeDoor(Door):
             return bytes(ffi.buffer(pointer, size))
         finally:
             lib.wgpuBufferUnmap(buffer._internal)
+
+
+class _Recorded:
+    """A finished command buffer and the (program, repeat) pairs it holds, waiting for its submit."""
+
+    __slots__ = ("buffer", "programs")
+
+    def __init__(self, buffer, programs):
+        self.buffer, self.programs = buffer, programs
 
 
 def _counts(command) -> tuple[int, int, int]:
