@@ -77,7 +77,10 @@ def take_gpu_timeline(engine, voice: str, text: str) -> dict:
 
     door = engine.door
     clock = PassClock(door)
-    submit, read, record_ahead = door.submit, door.read, door.record_ahead
+    submit, read = door.submit, door.read
+    record_ahead, submit_recorded = door.record_ahead, door.submit_recorded
+    recorded_as: dict[int, int] = {}  # id of a recorded command buffer -> its passes' submit number
+    reported: set[int] = set()  # the submit numbers of the reported take's passes
     last_read = [0.0]
     # the CPU's work after the GPU: the last chunk's collect, the word times and their text spans
     spans: dict[str, list[tuple[float, float]]] = {"collect": [], "align": [], "attach": []}
@@ -117,13 +120,22 @@ def take_gpu_timeline(engine, voice: str, text: str) -> dict:
 
     def labelled_submit(programs):
         label(programs)
+        reported.add(clock.label[0])
         start = time.perf_counter()
         submit(programs)
         submitted.append((start, time.perf_counter()))
 
     def labelled_record_ahead(programs):
         label(programs, "(ahead) ")  # the passes it records carry this label when they run
-        return record_ahead(programs)
+        recorded = record_ahead(programs)
+        recorded_as[id(recorded)] = clock.label[0]
+        return recorded
+
+    def timed_submit_recorded(recorded):
+        reported.add(recorded_as.pop(id(recorded)))
+        start = time.perf_counter()
+        submit_recorded(recorded)
+        submitted.append((start, time.perf_counter()))
 
     async def timed_read(buffer, offset, size):
         data = await read(buffer, offset, size)
@@ -131,29 +143,26 @@ def take_gpu_timeline(engine, voice: str, text: str) -> dict:
         return data
 
     door.submit, door.read, door.pass_clock = labelled_submit, timed_read, clock
-    door.record_ahead = labelled_record_ahead
+    door.record_ahead, door.submit_recorded = labelled_record_ahead, timed_submit_recorded
+    engine._ahead = None  # (recorded without timestamps)
     engine._collect, engine._take, engine._prepare = timed_collect, timed_take, timed_prepare
     for name, fn in originals.items():
         setattr(engine_module, name, timed(name, fn))
     try:
         run_sync(engine.speak(text, voice=voice, eos_threshold=float("inf")))  # the lead-in take
-        for found in (*spans.values(), take_ends, prepared, submitted):
+        for found in (*spans.values(), take_ends, prepared, submitted, reported):
             found.clear()
-        first_submit = clock.label[0] + 1  # the reported take's first submit (its prefill's first piece)
         began = time.perf_counter()
         speech = run_sync(engine.speak(text, voice=voice, eos_threshold=float("inf")))
         ended = time.perf_counter()
     finally:
         door.submit, door.read, door.pass_clock = submit, read, None
-        del door.record_ahead, engine._collect, engine._take, engine._prepare
+        del door.record_ahead, door.submit_recorded, engine._collect, engine._take, engine._prepare
         for name, fn in originals.items():
             setattr(engine_module, name, fn)
         engine._ahead = None  # what it recorded writes timestamps into the query set destroyed below
-    # the reported take's passes: from its first submit's on (the lead-in's all ended before), in the
-    # order they ran (recorded-ahead passes were recorded during the lead-in)
-    passes = sorted(clock.passes(), key=lambda p: p[1])
-    start = min(begin for (number, _), begin, _ in passes if number == first_submit)
-    passes = [p for p in passes if p[1] >= start]
+    # the reported take's passes (some recorded during the lead-in), in the order they ran
+    passes = sorted((p for p in clock.passes() if p[0][0] in reported), key=lambda p: p[1])
     clock.queries.destroy()
     clock.resolved.destroy()
     first, last = passes[0][1], max(end for _, _, end in passes)
@@ -167,7 +176,7 @@ def take_gpu_timeline(engine, voice: str, text: str) -> dict:
     before = {
         "prepare": 1000 * (prepared[0][1] - prepared[0][0]),  # normalising, splitting, tokenising
         "to_first_submit": 1000 * (submitted[0][0] - prepared[0][1]),  # checks, the request's writes
-        "first_submit": 1000 * (submitted[0][1] - submitted[0][0]),  # encoding it
+        "first_submit": 1000 * (submitted[0][1] - submitted[0][0]),  # encoding it (unless recorded)
     }
     before = {name: round(ms, 3) for name, ms in before.items()}
     before["other"] = round(1000 * (gpu_start - began) - sum(before.values()), 3)

@@ -141,6 +141,17 @@ class _Harvest:
 
 
 @dataclass
+class _Recorded:
+    """Command buffers recorded during a take for the next one (Engine._record_ahead): the chunks
+    of `plan` from chunk 0 on, and the prefill `start_parts` in one."""
+
+    plan: _Plan
+    chunks: list
+    start_parts: tuple[Program, ...]
+    start: object
+
+
+@dataclass
 class _Plan:
     """A chunk schedule, (first frame, frames) a chunk, each chunk's prebuilt submit and the steps it
     sends ahead in pieces (chunk_leads)."""
@@ -225,8 +236,8 @@ class Engine:
         self._staging = [door.buffer(slot_bytes, READBACK, f"staging {i}") for i in range(STAGING_SLOTS)]
         readbacks: dict[tuple[int, int, int], Program] = {}  # (first, frames, slot): shared by the plans
         self.ramp, self.fast = (self._plan(schedule, readbacks) for schedule in (ramp, fast))
-        # (plan, command buffers) of the next take's first chunks, recorded during the last take
-        self._ahead: tuple[_Plan, list] | None = None
+        # the next take's first command buffers, recorded during the last take
+        self._ahead: _Recorded | None = None
         # Requests take the GPU one at a time, in order (see `speak`).
         self._queue = asyncio.Lock()
         self._requests = 0  # running or waiting
@@ -432,8 +443,10 @@ class Engine:
         end = 0
         done = False
         plan = self.plan()
-        ahead = self._ahead[1] if self._ahead_of(plan) else []
+        start_parts = lm.start_parts(voice)  # the prefill, for the voice and the size write_request chose
+        recorded = self._ahead if self._ahead_of(plan) else None
         self._ahead = None  # used now or never: a recorded command buffer goes once
+        ahead = recorded.chunks if recorded else []
         started = time.perf_counter()
         for index, (first, frames) in enumerate(plan.schedule):
             if first >= budget:
@@ -445,9 +458,12 @@ class Engine:
             if index == 0:
                 # The prefill goes alone, in pieces, so that the GPU starts on it while the CPU encodes
                 # the rest and the first chunk (a submit runs only once it is whole: together they began
-                # ~0.7 ms later).
-                for part in lm.start_parts(voice):
-                    door.submit([(part, 1)])
+                # ~0.7 ms later); as recorded in one piece when the last take guessed it.
+                if recorded and recorded.start_parts is start_parts:
+                    door.submit_recorded(recorded.start)
+                else:
+                    for part in start_parts:
+                        door.submit([(part, 1)])
                 submit = [(self.codec.reset, 1), *submit]
             if index < len(ahead) and not cut:
                 pieces = [ahead[index]]  # recorded during the last take (_record_ahead)
@@ -470,7 +486,7 @@ class Engine:
         if not done:
             # every chunk is submitted: the CPU would otherwise wait for the GPU
             take.lay_out()
-            self._record_ahead(plan)
+            self._record_ahead(plan, start_parts)
         while pending and not done:
             _stop_if(should_stop)
             end, done = await self._collect(plan, pending.pop(0), take, got, on_audio, speech, began)
@@ -482,19 +498,22 @@ class Engine:
         return got.samples, got.rows, got.walk.positions[:frames_kept], frames_kept
 
     def _ahead_of(self, plan: _Plan) -> bool:
-        return self._ahead is not None and self._ahead[0] is plan
+        return self._ahead is not None and self._ahead.plan is plan
 
-    def _record_ahead(self, plan: _Plan) -> None:
-        """Record the next take's first two chunks (AHEAD_CHUNKS) now, while the GPU finishes this
-        take's last ones: they hold no request data (the take's start writes it into buffers), and
-        encoding them at the next take's start kept its GPU waiting for the CPU (the pieces). Only
-        for the plan without the ramp, after a take that used it: the next take will use it too."""
+    def _record_ahead(self, plan: _Plan, start_parts: tuple[Program, ...]) -> None:
+        """Record the next take's first two chunks (AHEAD_CHUNKS) and its prefill now, while the GPU
+        finishes this take's last chunks. They hold no request data (a take's start writes it into
+        buffers), and encoding them at the next take's start kept its GPU waiting for the CPU (the
+        pieces). The chunks are the schedule's without the ramp, recorded after a take that used it
+        (the next take will too); the prefill is this take's voice and padded size, the next take's
+        when it is a sentence like this one in the same voice (otherwise it encodes its own)."""
         if plan is not self.fast or self._ahead_of(plan):
             return
         firsts = [[(self.codec.reset, 1), *plan.submits[0]], *plan.submits[1:AHEAD_CHUNKS]]
-        recorded = [self.door.record_ahead(submit) for submit in firsts]
-        if all(r is not None for r in recorded):
-            self._ahead = (plan, recorded)
+        chunks = [self.door.record_ahead(submit) for submit in firsts]
+        start = self.door.record_ahead([(part, 1) for part in start_parts])
+        if start is not None and all(chunk is not None for chunk in chunks):
+            self._ahead = _Recorded(plan, chunks, start_parts, start)
 
     def _send(self, piece) -> None:
         if isinstance(piece, list):

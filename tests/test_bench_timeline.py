@@ -11,15 +11,20 @@ def test_a_take_timed_pass_by_pass(tiny_weights):
     import phonon_web
 
     engine = phonon_web.load(tiny_weights).engine
+    engine.skip_ramp_above = 0.0  # every take after the first skips the ramp and records ahead
     voice = engine.voices[0]
+    phonon_web.gpu.door.run_sync(engine.speak("Hi there.", voice=voice, eos_threshold=float("inf")))
     report = take_gpu_timeline(engine, voice, "Hi there.")
     assert engine.door.pass_clock is None
     assert report["frames"] > 0
     assert 0 < report["gpu_busy_ms"] <= report["gpu_span_ms"] + 1e-6
     assert abs(report["gpu_span_ms"] - report["gpu_busy_ms"] - report["gpu_idle_in_span_ms"]) < 1e-2
     submits = report["gpu_ms_by_submit"]
-    # every submit of the take holds a pass: the prefill's pieces, then each chunk's steps and codec
-    assert submits[0]["submit"].startswith("lm start") and any("codec chunk" in s["submit"] for s in submits)
+    # every submit of the take holds a pass: the prefill (recorded during the lead-in take), then each
+    # chunk's steps and codec, chunks 0 and 1 recorded during the lead-in too
+    assert submits[0]["submit"].startswith("(ahead) lm start")
+    assert submits[1]["submit"].startswith("(ahead) codec reset")
+    assert any("codec chunk" in s["submit"] for s in submits)
     assert all(s["ms"] > 0 for s in submits)
     assert abs(sum(s["ms"] for s in submits) - report["gpu_busy_ms"]) < 1e-2
     assert report["passes"] >= len(submits)
@@ -35,7 +40,7 @@ def test_a_take_timed_pass_by_pass(tiny_weights):
     from phonon_web.timing import align
 
     assert engine_module.align is align and "_collect" not in vars(engine) and "_take" not in vars(engine)
-    assert "_prepare" not in vars(engine)
+    assert "_prepare" not in vars(engine) and engine._ahead is None
     # the audio does not depend on the timestamps
     again = phonon_web.gpu.door.run_sync(engine.speak("Hi there.", voice=voice, eos_threshold=float("inf")))
     assert again.frames == report["frames"]

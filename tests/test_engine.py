@@ -104,14 +104,15 @@ def test_a_fast_take_skips_the_ramp(door, files):
 
 
 def test_a_take_after_a_fast_one_starts_from_chunks_recorded_ahead(door, files):
-    """A take on the schedule without the ramp records the next take's chunks 0 and 1 once its own are
-    all submitted; the next take submits them as they are and its later chunks whole, with the same
-    samples bit for bit and no GPU object made. A take whose budget cuts chunk 1 encodes that one."""
+    """A take on the schedule without the ramp records the next take's prefill (its own voice and size)
+    and chunks 0 and 1 once its own are all submitted; the next take submits them as they are and its
+    later chunks whole, with the same samples bit for bit and no GPU object made. A take whose budget
+    cuts chunk 1 encodes that one; a take in another voice encodes its prefill."""
     engine = Engine(door, files, max_frames=80, skip_ramp_above=0.0)  # every take after the first: fast
     speak(engine, seed=4, max_frames=80, eos_threshold=float("inf"))  # the ramp: nothing recorded
     assert engine._ahead is None
     plain = speak(engine, seed=4, max_frames=80, eos_threshold=float("inf"))  # fast: records ahead
-    assert engine._ahead is not None and engine._ahead[0] is engine.fast
+    assert engine._ahead is not None and engine._ahead.plan is engine.fast
     created = engine.door.created.copy()
     events = []
     real_submit, real_recorded = engine.door.submit, engine.door.submit_recorded
@@ -122,14 +123,20 @@ def test_a_take_after_a_fast_one_starts_from_chunks_recorded_ahead(door, files):
     engine.door.submit_recorded = lambda recorded: (events.append("recorded"), real_recorded(recorded))
     try:
         again = speak(engine, seed=4, max_frames=80, eos_threshold=float("inf"))
-        # the start's pieces, then chunks 0 and 1 as recorded, then 32 and the last 15 frames whole
-        assert [e for e in events if e] == ["recorded", "recorded", [32], [15]]
+        # the prefill (same voice, same size) and chunks 0 and 1 as recorded, then 32 and 15 frames whole
+        assert [e for e in events if e] == ["recorded", "recorded", "recorded", [32], [15]]
         assert again.audio.tobytes() == plain.audio.tobytes() and again.frames == plain.frames == 80
         assert engine.door.created == created
         events.clear()
         cut = speak(engine, seed=4, max_frames=20, eos_threshold=float("inf"))
-        assert [e for e in events if e] == ["recorded", [19]]  # chunk 0 as recorded; chunk 1 cut to 19
+        # the prefill and chunk 0 as recorded; chunk 1 cut to 19 frames
+        assert [e for e in events if e] == ["recorded", "recorded", [19]]
         assert cut.audio.tobytes() == plain.audio[: len(cut.audio)].tobytes()
+        # another voice: its own prefill, in pieces (submits without steps), then chunk 0 as recorded
+        events.clear()
+        other = speak(engine, voice=engine.voices[1], seed=4, max_frames=20, eos_threshold=float("inf"))
+        first = events.index("recorded")
+        assert first >= 1 and events[:first] == [[]] * first and other.frames == 20
     finally:
         del engine.door.submit, engine.door.submit_recorded
 
