@@ -47,6 +47,33 @@ def test_dispatch_repeat_and_readback(door):
     np.testing.assert_array_equal(download(door, buf, count=100), data + 4.5)
 
 
+def test_a_program_recorded_ahead_runs_when_it_is_submitted(door):
+    """record_ahead encodes now; what it holds runs at submit_recorded, after what was submitted
+    before it (the copy sees the additions), and a read waits for it. It goes once."""
+    from phonon_web.gpu.door import READBACK, run_sync
+
+    data = np.arange(64, dtype=np.float32)
+    a, b = upload(door, data), upload(door, np.zeros(64, np.float32))
+    staging = door.buffer(256, READBACK, "staging")
+    copies = Program("copy a to b, b to staging")
+    copies.copy(a, 0, b, 0, 256)
+    copies.copy(b, 0, staging, 0, 256)
+    recorded = door.record_ahead([(copies, 1)])
+    pipeline = door.pipeline(kernel(ADD))
+    add = Program("add")
+    add.dispatch(
+        pipeline,
+        door.bind_group(pipeline, [uniform(door, 64, 1.5), a, upload(door, np.zeros(4, np.uint32))]),
+        1,
+    )
+    door.submit([(add, 2)])
+    door.submit_recorded(recorded)
+    got = np.frombuffer(run_sync(door.read(staging, 0, 256)), np.float32)
+    np.testing.assert_array_equal(got, data + 3.0)
+    with pytest.raises(RuntimeError, match="twice"):
+        door.submit_recorded(recorded)
+
+
 def test_pipelines_are_cached_and_objects_counted(door):
     before = door.created.copy()
     p1 = door.pipeline(kernel(ADD, UNUSED_CONSTANT=1))

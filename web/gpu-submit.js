@@ -10,14 +10,19 @@
 // (tag 0 a dispatch, tag 1 a copy). submit(program, repeat, program, repeat, ...) encodes every pair
 // into one command encoder, one compute pass per run of dispatches (a copy ends a pass), skips
 // setPipeline/setBindGroup when they repeat, submits, and returns the number of dispatches encoded.
+// submit.record(...) encodes the same way and returns {buffer, dispatches} unsubmitted, for
+// submit.submitRecorded(recorded) to send later (the engine records a take's first chunks during
+// the take before it).
 
 export function makeSubmit(device) {
   const queue = device.queue;
-  return function submit() {
+
+  // The command buffer of (program, repeat) pairs given as `args`, and its dispatch count.
+  function encode(args) {
     const encoder = device.createCommandEncoder();
     let pass = null, pipe = null, group = null, dispatches = 0;
-    for (let a = 0; a < arguments.length; a += 2) {
-      const c = arguments[a], repeat = arguments[a + 1], n = c.length;
+    for (let a = 0; a < args.length; a += 2) {
+      const c = args[a], repeat = args[a + 1], n = c.length;
       for (let r = 0; r < repeat; r++) {
         for (let i = 0; i < n; i += 6) {
           if (c[i] === 0) {
@@ -34,7 +39,21 @@ export function makeSubmit(device) {
       }
     }
     if (pass !== null) pass.end();
-    queue.submit([encoder.finish()]);
-    return dispatches;
+    return { buffer: encoder.finish(), dispatches };
+  }
+
+  function submit() {
+    const recorded = encode(arguments);
+    queue.submit([recorded.buffer]);
+    return recorded.dispatches;
+  }
+  // The door's record_ahead: encoded now, submitted later (once) by submitRecorded.
+  submit.record = function () { return encode(arguments); };
+  submit.submitRecorded = function (recorded) {
+    if (recorded.buffer === null) throw new Error("a recorded command buffer was submitted twice");
+    queue.submit([recorded.buffer]);
+    recorded.buffer = null;
+    return recorded.dispatches;
   };
+  return submit;
 }

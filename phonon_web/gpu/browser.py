@@ -10,7 +10,8 @@ happens in Python:
 * `submit([(program, repeat), ...])` makes ONE call to a small JS function (`makeSubmit` in
   web/gpu-submit.js, made once per device; JavaScript in a file, never eval'd) that encodes every
   pair into one command encoder, one compute pass per run of dispatches (a copy ends a pass), skips
-  setPipeline/setBindGroup when they repeat, and submits.
+  setPipeline/setBindGroup when they repeat, and submits; `record_ahead` has the same function encode
+  without submitting, for `submit_recorded` to send later.
 
 Objects the engine holds are small Python wrappers (`BrowserBuffer`, `BrowserPipeline`,
 `BrowserBindGroup`) around the JS objects, so sizes and labels are read without crossing to JS.
@@ -143,6 +144,7 @@ class BrowserDoor(Door):
         import phonon_web_js  # type: ignore[import-not-found]  # registered by web/worker.js
 
         self._submit_js = phonon_web_js.makeSubmit(device)
+        self._record_js, self._submit_recorded_js = self._submit_js.record, self._submit_js.submitRecorded
         self._write_buffer = self.queue.writeBuffer  # bound once: attribute lookups cost ~2 us
         self.lost: str | None = None  # why the device was lost, once it is (Door.lost)
         self._error: str | None = None
@@ -328,15 +330,27 @@ class BrowserDoor(Door):
     def submit(self, programs):
         self._check()
         began = time.perf_counter()
+        self.stats["dispatches"] += self._submit_js(*self._arguments(programs))
+        self.stats["submit_seconds"] += time.perf_counter() - began
+        self.stats["submits"] += 1
+
+    def record_ahead(self, programs):
+        self._check()
+        return self._record_js(*self._arguments(programs))  # a JS {buffer, dispatches}
+
+    def submit_recorded(self, recorded):
+        self._check()
+        self.stats["dispatches"] += self._submit_recorded_js(recorded)
+        self.stats["submits"] += 1
+
+    def _arguments(self, programs) -> list:
         args = []
         for program, repeat in programs:
             if program.compiled is None:
                 self.compile(program)
             args.append(program.compiled)
             args.append(repeat)
-        self.stats["dispatches"] += self._submit_js(*args)
-        self.stats["submit_seconds"] += time.perf_counter() - began
-        self.stats["submits"] += 1
+        return args
 
     async def read(self, buffer, offset, size):
         self._check()

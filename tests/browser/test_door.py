@@ -120,6 +120,35 @@ json.dumps({"b": await download(b, 8), "cached": pipeline is same, "pipelines": 
     assert out == {"b": [5.0] * 8, "cached": True, "pipelines": 1}
 
 
+def test_a_program_recorded_ahead_runs_when_it_is_submitted(python):
+    out = python(
+        """
+a = upload(range(64))
+b = upload([0.0] * 64)
+staging = door.buffer(256, READBACK, "staging")
+copies = Program("copy a to b, b to staging")
+copies.copy(a, 0, b, 0, 256)
+copies.copy(b, 0, staging, 0, 256)
+recorded = door.record_ahead([(copies, 1)])
+pipeline = door.pipeline(kernel(ADD))
+add = Program("add")
+add.dispatch(pipeline, door.bind_group(pipeline, [uniform(64, 1.5), a, upload([0] * 4, "I")]), 1)
+door.submit([(add, 2)])
+door.submit_recorded(recorded)
+got = array("f")
+got.frombytes(await door.read(staging, 0, 256))
+try:
+    door.submit_recorded(recorded)
+    twice = "accepted"
+except Exception as error:
+    twice = str(error)
+json.dumps({"got": list(got), "twice": twice})
+"""
+    )
+    assert out["got"] == [i + 3.0 for i in range(64)]  # the copies ran after the additions
+    assert "submitted twice" in out["twice"]
+
+
 def test_errors_are_typed(python):
     out = python(
         """
