@@ -10,6 +10,11 @@ take). Nothing waits on the GPU between steps: the state buffer on the GPU says 
 and when speech ended, every kernel past the end returns at once, and the CPU reads each staging
 buffer back a submit or two behind the GPU, through a small ring of them; the word and token times
 come from the alignment rows after the take.
+
+The CPU must keep the GPU fed: encoding a step costs the CPU about what running it costs the GPU. So
+the first chunks' steps go in small submits ("pieces", chunk_leads) that the GPU runs while the CPU
+encodes the next, and a take records the next take's first submits (its prefill, chunks 0 and 1) while
+the GPU finishes its own last chunks (_record_ahead): the next take then starts with a chunk queued.
 """
 
 from __future__ import annotations
