@@ -2,7 +2,7 @@
 
 import pytest
 
-from phonon_web.engine import Engine, chunk_leads, chunk_schedule
+from phonon_web.engine import Engine, _Harvest, chunk_leads, chunk_schedule
 from phonon_web.errors import OptionError, TextError, VoiceError
 from phonon_web.files import ModelFiles
 from phonon_web.gpu.door import run_sync
@@ -162,6 +162,21 @@ def test_the_last_chunk_stops_at_the_budget(engine, monkeypatch):
     whole = speak(engine, seed=5, max_frames=31, eos_threshold=float("inf"))
     assert cut.frames == 20 and whole.frames == 31
     assert cut.audio.tobytes() == whole.audio[: len(cut.audio)].tobytes()
+
+
+def test_a_harvest_keeps_the_samples_added_whatever_room_was_reserved():
+    from array import array
+
+    got, whole = _Harvest(), array("f")
+    for n, room in ((5, 0), (7, 30), (9, 0), (8, 0), (3, 0)):  # reserved after the second chunk
+        chunk = array("f", [float(len(whole) + i) for i in range(n)])
+        got.add(chunk)
+        whole.extend(chunk)
+        got.reserve(room)
+        assert got.filled == len(whole) and got.samples[: got.filled] == whole
+    assert len(got.samples) == 32  # the 30 reserved, outgrown by the last chunks
+    assert got.kept(100) == whole and got.filled == len(whole)  # cut to what was added
+    assert got.kept(10) == whole[:10]
 
 
 def test_chunk_leads_grow_across_the_take_and_stop_at_their_frame():
