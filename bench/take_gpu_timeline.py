@@ -90,11 +90,11 @@ def take_gpu_timeline(engine, voice: str, text: str) -> dict:
     prepared: list[tuple[float, float]] = []
     submitted: list[tuple[float, float]] = []  # each submit's call and return
 
-    def timed(name, fn):
+    def timed(fn, into: list):  # fn, its (start, end) appended to `into` at every call
         def call(*args, **kwargs):
             start = time.perf_counter()
             result = fn(*args, **kwargs)
-            spans[name].append((start, time.perf_counter()))
+            into.append((start, time.perf_counter()))
             return result
 
         return call
@@ -107,12 +107,6 @@ def take_gpu_timeline(engine, voice: str, text: str) -> dict:
     async def timed_take(*args, **kwargs):
         result = await take(*args, **kwargs)
         take_ends.append(time.perf_counter())
-        return result
-
-    def timed_prepare(*args, **kwargs):
-        start = time.perf_counter()
-        result = prepare(*args, **kwargs)
-        prepared.append((start, time.perf_counter()))
         return result
 
     def label(programs, what=""):
@@ -145,9 +139,9 @@ def take_gpu_timeline(engine, voice: str, text: str) -> dict:
     door.submit, door.read, door.pass_clock = labelled_submit, timed_read, clock
     door.record_ahead, door.submit_recorded = labelled_record_ahead, timed_submit_recorded
     engine._ahead = None  # (recorded without timestamps)
-    engine._collect, engine._take, engine._prepare = timed_collect, timed_take, timed_prepare
+    engine._collect, engine._take, engine._prepare = timed_collect, timed_take, timed(prepare, prepared)
     for name, fn in originals.items():
-        setattr(engine_module, name, timed(name, fn))
+        setattr(engine_module, name, timed(fn, spans[name]))
     try:
         run_sync(engine.speak(text, voice=voice, eos_threshold=float("inf")))  # the lead-in take
         for found in (*spans.values(), take_ends, prepared, submitted, reported):

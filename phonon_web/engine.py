@@ -171,7 +171,7 @@ class _Harvest:
 
 
 @dataclass
-class _Recorded:
+class _RecordedStart:
     """Command buffers recorded during a take for the next one (Engine._record_ahead): the chunks
     of `plan` from chunk 0 on, and the prefill `start_parts` in one."""
 
@@ -267,7 +267,7 @@ class Engine:
         readbacks: dict[tuple[int, int, int], Program] = {}  # (first, frames, slot): shared by the plans
         self.ramp, self.fast = (self._plan(schedule, readbacks) for schedule in (ramp, fast))
         # the next take's first command buffers, recorded during the last take
-        self._ahead: _Recorded | None = None
+        self._ahead: _RecordedStart | None = None
         # Requests take the GPU one at a time, in order (see `speak`).
         self._queue = asyncio.Lock()
         self._requests = 0  # running or waiting
@@ -474,7 +474,7 @@ class Engine:
         done = False
         plan = self.plan()
         start_parts = lm.start_parts(voice)  # the prefill, for the voice and the size write_request chose
-        recorded = self._ahead if self._ahead_of(plan) else None
+        recorded = self._ahead if self._ahead is not None and self._ahead.plan is plan else None
         self._ahead = None  # used now or never: a recorded command buffer goes once
         ahead = recorded.chunks if recorded else []
         started = time.perf_counter()
@@ -528,9 +528,6 @@ class Engine:
         _stop_if(should_stop)
         return samples, got.rows, got.walk.positions[:frames_kept], frames_kept
 
-    def _ahead_of(self, plan: _Plan) -> bool:
-        return self._ahead is not None and self._ahead.plan is plan
-
     def _record_ahead(self, plan: _Plan, start_parts: tuple[Program, ...]) -> None:
         """Record the next take's first two chunks (AHEAD_CHUNKS) and its prefill now, while the GPU
         finishes this take's last chunks. They hold no request data (a take's start writes it into
@@ -538,13 +535,13 @@ class Engine:
         pieces). The chunks are the schedule's without the ramp, recorded after a take that used it
         (the next take will too); the prefill is this take's voice and padded size, the next take's
         when it is a sentence like this one in the same voice (otherwise it encodes its own)."""
-        if plan is not self.fast or self._ahead_of(plan):
+        if plan is not self.fast:
             return
         firsts = [[(self.codec.reset, 1), *plan.submits[0]], *plan.submits[1:AHEAD_CHUNKS]]
         chunks = [self.door.record_ahead(submit) for submit in firsts]
         start = self.door.record_ahead([(part, 1) for part in start_parts])
         if start is not None and all(chunk is not None for chunk in chunks):
-            self._ahead = _Recorded(plan, chunks, start_parts, start)
+            self._ahead = _RecordedStart(plan, chunks, start_parts, start)
 
     def _send(self, piece) -> None:
         if isinstance(piece, list):
