@@ -2,10 +2,14 @@
 
     python bench/dispatch_costs.py [--out FILE.json]
 
-Times chains of 46 dispatches (a step's count when written; 45 now) replayed 100 times in one submit,
-as speed.py times its dispatch floor, for probe kernels (bench/wgsl/probe.wgsl): empty, the step's
-gate, dependent loads, workgroup barriers and independent loads, at several workgroup counts; and the
-same empty chain with a buffer of its own per dispatch, which needs no barrier between dispatches.
+Times chains of 46 dispatches (a step's count when written; 34 now) replayed 100 times, as speed.py
+times its dispatch floor, for probe kernels (bench/wgsl/probe.wgsl): empty, the step's gate, dependent
+loads, workgroup barriers and independent loads, the least a step kernel does (gate, input, a
+workgroup sum, a store the next one reads), at several workgroup counts; the same empty chain with a
+buffer of its own per dispatch, which needs no barrier between dispatches; and speed.py's floor kernel
+(bench/wgsl/empty.wgsl). Two clocks: wall (one submit, from the CPU's call to the GPU's finish, which
+includes encoding: us_per_dispatch) and, where the adapter has timestamps, the GPU's alone
+(gpu_us_per_dispatch: one compute pass with timestamps at its ends, as speed.py's step_gpu_us).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 PROBE = str(ROOT / "bench" / "wgsl" / "probe.wgsl")
+EMPTY = str(ROOT / "bench" / "wgsl" / "empty.wgsl")
 CHAIN = 46
 REPEAT = 100
 
@@ -29,6 +34,14 @@ def per_dispatch_us(clock, program) -> float:
     """Microseconds a dispatch of `program` (a chain of CHAIN) takes when it is replayed REPEAT times in
     one submit: the median of 5 such submits."""
     times = [clock.time([(program, REPEAT)])[1] / (CHAIN * REPEAT) * 1e6 for _ in range(5)]
+    return sorted(times)[len(times) // 2]
+
+
+def per_dispatch_gpu_us(door, program) -> float:
+    """The same on the GPU's clock: REPEAT replays in one timestamped pass, the median of 5."""
+    from bench.measure import pass_gpu_us
+
+    times = [pass_gpu_us(door, [(program, REPEAT)]) / (CHAIN * REPEAT) for _ in range(5)]
     return sorted(times)[len(times) // 2]
 
 
@@ -51,7 +64,18 @@ def main() -> int:
     sinks = [door.buffer(4 * 4096, "storage", f"probe sink {i}") for i in range(CHAIN)]
     clock = GpuClock(door, state)
 
-    def chain(mode: int, depth: int, groups: int, own_buffers: bool = False) -> float:
+    has_timestamps = "timestamp-query" in door.features
+
+    def timed(name: str, program) -> None:
+        door.compile(program)
+        report["us_per_dispatch"][name] = round(per_dispatch_us(clock, program), 3)
+        line = f"{report['us_per_dispatch'][name]:8.2f} us wall"
+        if has_timestamps:
+            report["gpu_us_per_dispatch"][name] = round(per_dispatch_gpu_us(door, program), 3)
+            line += f" {report['gpu_us_per_dispatch'][name]:8.2f} us GPU"
+        print(f"{line}  {name}", flush=True)
+
+    def chain(name: str, mode: int, depth: int, groups: int, own_buffers: bool = False) -> None:
         pipe = door.pipeline(kernel(PROBE, MODE=mode, DEPTH=depth))
         bind = [
             door.bind_group(pipe, [state if not own_buffers else sinks[(i + 1) % CHAIN], data, sinks[i]])
@@ -60,8 +84,7 @@ def main() -> int:
         program = Program(f"probe {mode} {depth} {groups}")
         for i in range(CHAIN):
             program.dispatch(pipe, bind[i % len(bind)], groups)
-        door.compile(program)
-        return per_dispatch_us(clock, program)
+        timed(name, program)
 
     cases = {
         "empty, 1 group": (0, 0, 1),
@@ -80,16 +103,27 @@ def main() -> int:
         "gate + 16 independent 16B loads/lane, 64 groups": (4, 16, 64),
         "gate + 16 independent 16B loads/lane, 8 groups": (4, 16, 8),
         "gate + 64 independent 16B loads/lane, 8 groups": (4, 64, 8),
+        "least step kernel (gate, input, 1-round sum, store), 1 group": (5, 1, 1),
+        "least step kernel (gate, input, 1-round sum, store), 64 groups": (5, 1, 64),
+        "least step kernel (gate, input, 8-round sum, store), 64 groups": (5, 8, 64),
     }
     report = {"adapter": door.description, "chain": CHAIN, "repeat": REPEAT, "us_per_dispatch": {}}
-    chain(0, 0, 1)  # warm
+    if has_timestamps:
+        report["gpu_us_per_dispatch"] = {}
+    chain("warm-up", 0, 0, 1)
+    del report["us_per_dispatch"]["warm-up"]
+    report.get("gpu_us_per_dispatch", {}).pop("warm-up", None)
+    floor = door.pipeline(kernel(EMPTY))
+    floor_group = door.bind_group(floor, [door.buffer(16, "storage", "probe floor")])
+    floor_program = Program("speed.py's floor kernel")
+    for _ in range(CHAIN):
+        floor_program.dispatch(floor, floor_group, 1)
+    timed("speed.py's floor kernel (bench/wgsl/empty.wgsl), 1 group", floor_program)
     for name, (mode, depth, groups) in cases.items():
-        report["us_per_dispatch"][name] = round(chain(mode, depth, groups), 3)
-        print(f"{report['us_per_dispatch'][name]:8.2f} us  {name}", flush=True)
+        chain(name, mode, depth, groups)
     own = (("empty, 1 group, no barriers (own buffers)", 1), ("gate, 64 groups, own buffers", 64))
     for name, groups in own:
-        report["us_per_dispatch"][name] = round(chain(0 if "empty" in name else 1, 0, groups, True), 3)
-        print(f"{report['us_per_dispatch'][name]:8.2f} us  {name}", flush=True)
+        chain(name, 0 if "empty" in name else 1, 0, groups, True)
     if args.out:
         args.out.write_text(json.dumps(report, indent=1) + "\n")
     return 0

@@ -27,7 +27,7 @@ CUTS = {
     "no prologue": [("    prologue(ids, inputs, merge, group == 0u);\n", "")],
     "no weight rows": [
         ("let share = load_row_share(row, lane);", "var share: RowShare;"),
-        ("acc = row_dot(row, lane);", "acc = xs[lane];"),
+        ("acc = row_dot(row, lane);", "acc = xs[lane % (KP / 4u)].x;"),
     ],
     "no epilogue": [
         ("let tail = load_tail(group, ids.lid);", "var tail: Tail;"),
@@ -39,9 +39,11 @@ CUTS = {
 }
 
 
-def measure(folder: Path | None) -> dict:
+def measure(folder: Path | None) -> tuple[dict, dict]:
+    """Microseconds a dispatch of each shape, on the wall clock and (where the adapter has timestamps;
+    else empty) on the GPU's, as bench/dispatch_costs.py measures them."""
     import build_weights as bw
-    from bench.dispatch_costs import CHAIN, per_dispatch_us
+    from bench.dispatch_costs import CHAIN, per_dispatch_gpu_us, per_dispatch_us
     from bench.measure import GpuClock, use_wgsl_folder
     from phonon_web import lm_ops as ops
     from phonon_web.gpu.door import STORAGE, Program
@@ -84,7 +86,7 @@ def measure(folder: Path | None) -> dict:
         "fc2 2048->512, residual": dict(w="fc2", prologue=ops.P_LOAD, epilogue=ops.E_RESIDUAL),
         "8 rows 512": dict(w="small", prologue=ops.P_LOAD, epilogue=ops.E_STORE),
     }
-    out = {}
+    out, gpu = {}, {}
     for label, shape in shapes.items():
         program = Program(label)
         for _ in range(CHAIN):
@@ -100,8 +102,10 @@ def measure(folder: Path | None) -> dict:
             )
         door.compile(program)
         out[label] = round(per_dispatch_us(clock, program), 2)
+        if "timestamp-query" in door.features:
+            gpu[label] = round(per_dispatch_gpu_us(door, program), 2)
     door.destroy_device()
-    return out
+    return out, gpu
 
 
 def main() -> int:
@@ -111,10 +115,11 @@ def main() -> int:
     from bench.dispatch_costs import CHAIN, REPEAT
     from bench.measure import wgsl_variant
 
-    report = {"chain": CHAIN, "repeat": REPEAT, "us_per_dispatch": {}}
+    report = {"chain": CHAIN, "repeat": REPEAT, "us_per_dispatch": {}, "gpu_us_per_dispatch": {}}
     for name, cuts in CUTS.items():
-        report["us_per_dispatch"][name] = measure(wgsl_variant(GEMV, name, cuts))
-        print(name, report["us_per_dispatch"][name], flush=True)
+        wall, gpu = measure(wgsl_variant(GEMV, name, cuts))
+        report["us_per_dispatch"][name], report["gpu_us_per_dispatch"][name] = wall, gpu
+        print(name, "wall", wall, "GPU", gpu, flush=True)
     if args.out:
         args.out.write_text(json.dumps(report, indent=1) + "\n")
     return 0
