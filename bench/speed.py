@@ -142,10 +142,15 @@ def run_engine(
     probe_steps: int = 200,
     chunk_frames: int | None = None,
     ramp_always: bool = False,
+    warm_up_s: float = 1.0,
 ) -> dict:
     """`max_frames` caps every take (slow adapters); `probe_steps` is the length of the step timing;
     `chunk_frames` the engine's codec chunk after the first ones (None: its default); `ramp_always`
-    keeps the ramp of first chunks on every take (Engine(skip_ramp_above=None))."""
+    keeps the ramp of first chunks on every take (Engine(skip_ramp_above=None)); `warm_up_s`: untimed
+    takes first, until that long has passed (at least one). A GPU that has been idle runs its first
+    takes at low clocks: on a lent H200 after a short warm-up of one take, the next four ran at 105,
+    104, 147 and 239x against about 300x for the rest (bench/results/h200-speed-2026-12-01-0179cc5.json,
+    round 0)."""
     import phonon_web
     from phonon_web.gpu.door import run_sync
 
@@ -161,7 +166,11 @@ def run_engine(
     def speak(text, voice, seed):
         return run_sync(engine.speak(text, voice=voice, seed=seed, eos_threshold=eos, max_frames=max_frames))
 
-    speak(phrases[0], voices[0], 12345)  # untimed warm-up
+    warm_began, warm_takes = time.perf_counter(), 0
+    while warm_takes == 0 or time.perf_counter() - warm_began < warm_up_s:
+        speak(phrases[warm_takes % len(phrases)], voices[0], 12345)
+        warm_takes += 1
+    warm_up = {"seconds": time.perf_counter() - warm_began, "takes": warm_takes}
     runs = []
     for round_index in range(rounds):
         for voice in voices:
@@ -185,6 +194,7 @@ def run_engine(
     return {
         "adapter": getattr(door, "description", door.name),
         "load_s": load_seconds,
+        "warm_up": warm_up,
         "speed_x": quartiles([r["speed_x"] for r in runs]),
         "speed_total_x": sum(r["speech_s"] for r in runs) / sum(r["compute_s"] for r in runs),
         "first_audio_ms": quartiles([1000 * r["first_audio_s"] for r in runs]),
@@ -294,6 +304,9 @@ def main() -> int:
         help="end takes where the model says (default without --weights: every take runs to its frame "
         "budget, since a random model's end of speech means nothing)",
     )
+    parser.add_argument(
+        "--warm-up", type=float, default=1.0, help="seconds of untimed takes before the timed ones"
+    )
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
 
@@ -321,6 +334,7 @@ def main() -> int:
             args.max_frames,
             chunk_frames=args.chunk_frames,
             ramp_always=args.ramp_always,
+            warm_up_s=args.warm_up,
         ),
     }
     if args.reference:

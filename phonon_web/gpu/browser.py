@@ -153,8 +153,9 @@ class BrowserDoor(Door):
         self._on_error = create_proxy(self._uncaptured_error)
         device.lost.then(self._on_lost)
         device.addEventListener("uncapturederror", self._on_error)
-        # What the encoding-cost measurement reads: submits, dispatches encoded, seconds in submit().
-        self.stats = {"submits": 0, "dispatches": 0, "submit_seconds": 0.0}
+        # What the encoding-cost measurement reads: submits, dispatches encoded, seconds in submit();
+        # and how many submits sent command buffers recorded ahead (the engine's _record_ahead).
+        self.stats = {"submits": 0, "dispatches": 0, "submit_seconds": 0.0, "recorded_submits": 0}
         # Everything made from here to the first finish() is checked by error scopes: a shader that
         # does not compile or a bind group that does not match fails the load with its own message.
         self._scopes = ("out-of-memory", "validation")
@@ -342,6 +343,7 @@ class BrowserDoor(Door):
         self._check()
         self.stats["dispatches"] += self._submit_recorded_js(recorded)
         self.stats["submits"] += 1
+        self.stats["recorded_submits"] += 1
 
     def _arguments(self, programs) -> list:
         args = []

@@ -7,7 +7,7 @@ from phonon_web.engine import Engine
 from phonon_web.files import ModelFiles
 from phonon_web.gpu.door import run_sync
 
-from .conftest import SENTENCE, weights_requests
+from .conftest import SENTENCE, open_page, weights_requests
 
 SPEAK = """async ([text, options]) => {
     const chunks = [];
@@ -80,6 +80,46 @@ def test_same_samples_as_the_native_engine(loaded, native, voice, seed):
     assert [w["text"] for w in browser["words"]] == [w.text for w in expected.words]
     for got, want in zip(browser["words"], expected.words, strict=True):
         assert abs(got["start"] - want.start) <= 0.08 and abs(got["end"] - want.end) <= 0.08
+
+
+def test_a_fast_take_starts_from_what_the_take_before_recorded(context, blank, native):
+    """The engine's record-ahead through the browser door: after a take faster than `skip_ramp_above`
+    (0 here: every take after the first), a take records the next take's prefill and first two chunks
+    while the GPU finishes; the next take submits those command buffers. Its samples must be the same
+    bits as the take before it (same request, same device, its own encoding), and match the native
+    engine. Chunks of 4 frames keep chunk 1 whole within a short budget (a cut chunk 1 is encoded
+    again, not taken from the record)."""
+    page = open_page(context, blank)
+    page.evaluate(
+        """async () => {
+            const { Phonon } = await import("./phonon.mjs");
+            window.fast = await Phonon.load({ engine: { skip_ramp_above: 0, chunk_frames: 4 } });
+        }"""
+    )
+    take = """async ([text, options]) => {
+        const before = (await window.fast.stats()).recorded_submits;
+        const chunks = [];
+        const speech = await window.fast.speak(text, {
+            ...options, onAudio: (samples) => chunks.push(samples.length),
+        });
+        const recorded = (await window.fast.stats()).recorded_submits - before;
+        return { audio: Array.from(speech.audio), frames: speech.frames, chunks, recorded };
+    }"""
+    options = {"voice": "Iris", "seed": 4, "maxFrames": 9}
+    first = page.evaluate(take, [SENTENCE, options])  # the ramp (no take before it): records nothing
+    encoded = page.evaluate(take, [SENTENCE, options])  # no ramp, encoded here; records the next take's start
+    recorded = page.evaluate(take, [SENTENCE, options])  # its prefill, chunk 0 and chunk 1 from that record
+    page.evaluate("() => window.fast.close()")
+    page.close()
+    assert first["chunks"] == [1920, 2 * 1920, 4 * 1920, 2 * 1920] and first["recorded"] == 0
+    assert encoded["chunks"] == [1920, 4 * 1920, 4 * 1920] and encoded["recorded"] == 0
+    assert recorded["chunks"] == encoded["chunks"] and recorded["recorded"] == 3
+    assert recorded["audio"] == encoded["audio"]  # the same bits
+    expected = run_sync(native.speak(SENTENCE, voice="Iris", seed=4, max_frames=9))
+    assert recorded["frames"] == expected.frames == 9
+    peak = max(abs(x) for x in expected.audio)
+    worst = max(abs(a - b) for a, b in zip(recorded["audio"], expected.audio, strict=True))
+    assert peak > 0 and worst <= RELATIVE_TOLERANCE * peak, (worst, peak)
 
 
 def test_cancel_stops_generation_at_once_and_the_engine_stays_usable(loaded):
