@@ -2,7 +2,8 @@
 steps, with a shader whole and with one part taken out at a time (an ablation; the results are wrong on
 purpose).
 
-    python bench/ablation.py [codec] [step] [--weights DIR] [--repeat 5] [--frames 16]
+    python bench/ablation.py [codec] [step] [attention] [feed-forward] [--weights DIR] [--repeat 5]
+                             [--frames 16]
                              [--from-frame 1 ...] [--out FILE.json]
 
 codec (wgsl/codec_gemm.wgsl): the products (the inner loop's fused multiply-adds and its
@@ -11,6 +12,11 @@ words), the LayerNorm statistics, and products and later loads together (what is
 loads, the barriers, the stores into workgroup memory and the epilogue).
 step (wgsl/lm_state.wgsl): the gate every step kernel passes first (thread 0 reads the state, the
 workgroup waits for it at a barrier); without it the kernels never return early.
+attention (wgsl/attention_step.wgsl, timed as the step): without the attention over the cached keys
+(the q projection is made, no part is written), without the first turn's keys and values loaded before
+the first wait, without the q/k/v projection, without the LayerNorm.
+feed-forward (wgsl/gemv.wgsl, timed as the step): the fused feed-forward blocks without their share of
+fc2, and with it but without adding it to the sums (the atomics).
 
 Each variant gets a device and engine of its own, warms the GPU up for a fifth of a second, then times
 the work as a whole pass (bench.measure's pass_gpu_us) and each of its dispatches (gpu_profile's
@@ -32,8 +38,10 @@ WGSL = ROOT / "wgsl"
 NO_PRODUCTS = ("for (var kk = 0u; kk < 8u; kk++) {", "for (var kk = 0u; kk < 0u; kk++) {")
 NO_LATER_LOADS = ("if (k1 < kend) {\n            a_next0", "if (k1 < 0u) {\n            a_next0")
 NO_STATISTICS = ("if (LN) {\n        let pair", "if (false) {\n        let pair")
+# group: (what is timed, the file cut, {variant: [(old, new), ...]})
 ABLATIONS = {
     "codec": (
+        "codec",
         WGSL / "codec_gemm.wgsl",
         {
             "whole": [],
@@ -44,10 +52,39 @@ ABLATIONS = {
         },
     ),
     "step": (
+        "step",
         WGSL / "lm_state.wgsl",
         {
             "whole": [],
             "no gate": [("    return workgroupUniformLoad(&gate_flag) != 0u;", "    return false;")],
+        },
+    ),
+    "attention": (
+        "step",
+        WGSL / "attention_step.wgsl",
+        {
+            "no attention over the cache": [("    attend(ids, head, role_u, pos, first);", "")],
+            "no first turn loaded early": [
+                ("if (!EARLY_TURN || split >= OLD_SPLITS) { return t; }", "return t;")
+            ],
+            "no projection": [
+                ("    project(a0, role, head, 0u, ids);", ""),
+                ("    if (PASSES > 1u) { project(a1, role, head, 1u, ids); }", ""),
+            ],
+            "no LayerNorm": [("    normed_into_xs(ids, inputs);", "")],
+        },
+    ),
+    "feed-forward": (
+        "step",
+        WGSL / "gemv.wgsl",
+        {
+            "no fc2 share": [("        add_down_shares(group, ids.lid, down);", "")],
+            "no atomic sums": [
+                (
+                    "        let share = sum_share(v);",
+                    "        let share = sum_share(v);\n        if (v != 1.25e-38) { continue; }",
+                )
+            ],
         },
     ),
 }
@@ -121,7 +158,10 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--frames", type=int, default=16, help="codec: the chunk's frames (a chunk size)")
     parser.add_argument(
-        "--from-frame", type=int, nargs="+", default=[1],
+        "--from-frame",
+        type=int,
+        nargs="+",
+        default=[1],
         help="step: time the 16 steps from each of these frames (the attention's keys grow with them)",
     )
     parser.add_argument("--out", type=Path)
@@ -132,12 +172,12 @@ def main() -> int:
     weights = args.weights or synthetic_weights(args.work)
     report = {"codec_frames": args.frames, "steps": STEPS}
     for what in args.what or sorted(ABLATIONS):
-        wgsl, cuts = ABLATIONS[what]
+        timed, wgsl, cuts = ABLATIONS[what]
         report[what] = {}
         for name, change in cuts.items():
-            for frame in args.from_frame if what == "step" else [1]:
+            for frame in args.from_frame if timed == "step" else [1]:
                 folder = wgsl_variant(wgsl, name, change)
-                result = measure(weights, what, folder, args.repeat, frame, args.frames)
+                result = measure(weights, timed, folder, args.repeat, frame, args.frames)
                 label = name if frame == 1 else f"{name}, from frame {frame}"
                 report[what][label] = result
                 print(what, label, result["pass_us"], "us a pass", file=sys.stderr, flush=True)
