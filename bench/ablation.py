@@ -18,9 +18,10 @@ the first wait, without the q/k/v projection, without the LayerNorm.
 feed-forward (wgsl/gemv.wgsl, timed as the step): the fused feed-forward blocks without their share of
 fc2, and with it but without adding it to the sums (the atomics).
 
-Each variant gets a device and engine of its own, warms the GPU up for a fifth of a second, then times
-the work as a whole pass (bench.measure's pass_gpu_us) and each of its dispatches (gpu_profile's
-one-pass profile; the median of --repeat, for the step also over its 16 steps).
+Each variant gets a device and engine of its own, warms the GPU up for a second (a fifth of one left a
+fresh H200 at low clocks for the first variant: 860 us a step against 198), then times the work as a
+whole pass (bench.measure's pass_gpu_us) and each of its dispatches (gpu_profile's one-pass profile;
+the median of --repeat, for the step also over its 16 steps).
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ def measure(
         make_frames(engine, 2 * frames)
     program, times, before = work(engine, what, first_frame, frames)
     start = time.perf_counter()
-    while time.perf_counter() - start < 0.2:  # clocks up
+    while time.perf_counter() - start < 1.0:  # clocks up
         before()
         pass_gpu_us(door, [(program, times)])
     whole, runs = [], []
