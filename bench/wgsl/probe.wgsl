@@ -4,7 +4,8 @@
 // 3: the gate, then DEPTH workgroup barriers; 4: the gate, then DEPTH independent 16-byte loads per lane;
 // 5: the least a step kernel does: the gate, its input (what the previous dispatch stored, 256 values),
 //    a sum over the workgroup (DEPTH rounds through workgroup memory, as a LayerNorm's statistics) and
-//    a store that the next dispatch reads.
+//    a store that the next dispatch reads (workgroup 0 stores while the others may still read: the
+//    values race, which the probe never looks at, the timing does not).
 @group(0) @binding(0) var<storage, read_write> state: array<u32>;
 @group(0) @binding(1) var<storage, read> data: array<vec4<u32>>;
 @group(0) @binding(2) var<storage, read_write> sink: array<u32>;
