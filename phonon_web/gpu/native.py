@@ -196,24 +196,23 @@ class NativeDoor(Door):
         self.queue.write_buffer(buffer, offset, data)
 
     def submit(self, programs):
-        self._submit(_Recorded(self.record(programs).finish(), programs))
+        self._submit(self.record(programs).finish(), programs)
 
     def record_ahead(self, programs):
         return _Recorded(self.record(programs).finish(), programs)
 
     def submit_recorded(self, recorded):
-        self._submit(recorded)
-
-    def _submit(self, recorded):
-        # Submitted for its index, so that `read` can wait for this submission alone. The command
-        # buffer's Python object releases its handle when dropped (after the submit, or unsubmitted).
         buffer, recorded.buffer = recorded.buffer, None
         if buffer is None:
             raise RuntimeError("a recorded command buffer was submitted twice")
-        commands = self._ffi.new("WGPUCommandBuffer[]", [buffer._internal])
+        self._submit(buffer, recorded.programs)
+
+    def _submit(self, command_buffer, programs):
+        # Submitted for its index, so that `read` can wait for this submission alone. The command
+        # buffer's Python object releases its handle when dropped (after the submit, or unsubmitted).
+        commands = self._ffi.new("WGPUCommandBuffer[]", [command_buffer._internal])
         index = self._lib.wgpuQueueSubmitForIndex(self.queue._internal, 1, commands)
-        del buffer
-        for program, _ in recorded.programs:
+        for program, _ in programs:
             for target in program.compiled[2]:
                 self._written_by[id(target)] = index
 
